@@ -1,0 +1,1 @@
+"""Curves, tables and galleries."""

@@ -1,0 +1,34 @@
+"""``watercolour gallery --out DIR``: render the shipped example sketches into a gallery."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+from watercolour.analysis.gallery import render_gallery
+from watercolour.examples import load_examples
+from watercolour.render import Renderer
+
+
+def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
+    p = verbs.add_parser(name, help="render the example sketches into a gallery folder")
+    p.add_argument("--out", type=Path, required=True, help="folder for PNGs, gallery.json, index.html")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=None)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    with Renderer(workers=args.workers) as renderer:
+        entries = render_gallery(load_examples(), args.out, renderer, seed=args.seed)
+    if args.json:
+        print(json.dumps([asdict(e) for e in entries], indent=2))
+    else:
+        for e in entries:
+            status = e.error.splitlines()[0] if e.error else f"paint {e.paint_fraction:.3f}"
+            print(f"{e.name:24s} {e.seconds:6.2f} s  {status}")
+        print(f"gallery: {args.out / 'index.html'}")
+    return 0 if all(e.image for e in entries) else 1

@@ -1,0 +1,65 @@
+"""``watercolour render SKETCH.js -o out.png [--seed N] [--json]``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from watercolour.io import write_bytes_atomic
+from watercolour.render import Renderer
+
+EXIT_SKETCH_FAILED = 1
+EXIT_INFRASTRUCTURE = 3
+
+
+def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
+    p = verbs.add_parser(
+        name,
+        help="render one sketch to PNG",
+        description="Render a p5.js + p5.brush sketch to PNG in headless Chromium. Exit codes: "
+        "0 rendered, 1 the sketch failed (error, timeout, crash), 3 the browser failed.",
+    )
+    p.add_argument("sketch", type=Path, help="a .js sketch file")
+    p.add_argument("-o", "--out", type=Path, help="where to write the PNG")
+    p.add_argument("--seed", type=int, default=0, help="seed for Math.random and p5 (default 0)")
+    p.add_argument("--deadline", type=float, default=None, help="seconds before giving up")
+    p.add_argument("--json", action="store_true", help="print the result as JSON (no PNG bytes)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.sketch.is_file():
+        raise FileNotFoundError(f"sketch not found: {args.sketch}")
+    code = args.sketch.read_text(encoding="utf-8")
+    with Renderer(deadline_s=args.deadline) as renderer:
+        result = renderer.render(code, seed=args.seed)
+    if args.out is not None and result.png is not None:
+        write_bytes_atomic(args.out, result.png)
+    if args.json:
+        data = result.to_dict()
+        data["out"] = str(args.out) if args.out is not None and result.png else None
+        print(json.dumps(data, indent=2))
+    else:
+        _print_human(result, args.out)
+    if result.infrastructure_failure:
+        return EXIT_INFRASTRUCTURE
+    return 0 if result.png is not None and not (result.timed_out or result.crashed) else (
+        EXIT_SKETCH_FAILED
+    )
+
+
+def _print_human(result, out: Path | None) -> None:
+    t = result.timings
+    if result.png is not None:
+        where = f" -> {out}" if out else ""
+        print(f"rendered {result.width}x{result.height}{where}: paint {result.paint_fraction:.3f}, "
+              f"{t.get('total_s', 0):.2f} s (draw {t.get('draw_s') or 0:.2f} s) on {result.backend}")
+    if result.error:
+        print(f"sketch error: {result.error.splitlines()[0]}", file=sys.stderr)
+    if result.infra_error:
+        print(f"infrastructure error: {result.infra_error}", file=sys.stderr)
+    if result.blocked_requests:
+        print(f"blocked {len(result.blocked_requests)} network request(s): "
+              f"{', '.join(result.blocked_requests[:3])}", file=sys.stderr)

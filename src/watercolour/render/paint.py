@@ -1,0 +1,38 @@
+"""Paint coverage: how much of a render differs from the bare paper."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+from PIL import Image
+
+PAPER_TOLERANCE = 4
+"""A pixel counts as paint when a channel differs from the paper colour by more than this."""
+
+
+def decode_rgb(png: bytes) -> np.ndarray:
+    """PNG bytes -> ``uint8`` array of shape (height, width, 3), composited over white."""
+    image = Image.open(io.BytesIO(png))
+    if image.mode != "RGBA":
+        image = image.convert("RGBA")
+    background = Image.new("RGBA", image.size, (255, 255, 255, 255))
+    return np.asarray(Image.alpha_composite(background, image).convert("RGB"))
+
+
+def paper_colour(rgb: np.ndarray) -> tuple[int, int, int]:
+    """The bare paper: the most common exact colour in the image (a background fill is flat)."""
+    flat = rgb.reshape(-1, 3).astype(np.uint32)
+    packed = (flat[:, 0] << 16) | (flat[:, 1] << 8) | flat[:, 2]
+    values, counts = np.unique(packed, return_counts=True)
+    top = int(values[np.argmax(counts)])
+    return (top >> 16) & 255, (top >> 8) & 255, top & 255
+
+
+def paint_fraction(rgb: np.ndarray, tolerance: int = PAPER_TOLERANCE) -> float:
+    """Share of pixels that differ from the paper colour by more than ``tolerance``."""
+    if rgb.size == 0:
+        return 0.0
+    paper = np.array(paper_colour(rgb), dtype=np.int16)
+    diff = np.abs(rgb.astype(np.int16) - paper).max(axis=2)
+    return float((diff > tolerance).mean())

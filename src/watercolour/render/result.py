@@ -1,0 +1,71 @@
+"""What one render returns."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass
+class RenderResult:
+    """The outcome of rendering one sketch.
+
+    Three outcomes are kept apart: a picture (``png`` set), a fault of the sketch
+    (``error`` or ``timed_out``: it threw, never finished, or crashed its page) and a fault of
+    the infrastructure (``infra_error``: the browser could not be started, died, or the capture
+    failed). Only the last one is not the sketch's fault.
+    """
+
+    png: bytes | None = None
+    width: int = 0
+    height: int = 0
+    paint_fraction: float = 0.0
+    error: str | None = None
+    """The sketch's first JavaScript error (message and stack), if any."""
+    timed_out: bool = False
+    crashed: bool = False
+    """The page crashed (e.g. a memory bomb)."""
+    infra_error: str | None = None
+    console: list[str] = field(default_factory=list)
+    blocked_requests: list[str] = field(default_factory=list)
+    evidence: dict[str, Any] = field(default_factory=dict)
+    """What the sketch did at run time: brush calls, filled shapes, bare p5 calls, DOM writes."""
+    timings: dict[str, float | None] = field(default_factory=dict)
+    seed: int = 0
+    backend: str = ""
+    """The WebGL renderer string the browser reported at start-up."""
+
+    @property
+    def ok(self) -> bool:
+        """A picture came back and nothing went wrong."""
+        return (
+            self.png is not None
+            and self.error is None
+            and not self.timed_out
+            and not self.crashed
+            and self.infra_error is None
+        )
+
+    @property
+    def infrastructure_failure(self) -> bool:
+        return self.infra_error is not None
+
+    def to_dict(self, include_png: bool = False) -> dict[str, Any]:
+        """Plain, JSON-serialisable fields (the PNG bytes only on request)."""
+        data = asdict(self)
+        data.pop("png")
+        if include_png:
+            data["png"] = self.png
+        data["ok"] = self.ok
+        data["png_bytes"] = len(self.png) if self.png else 0
+        return data
+
+    def image(self):  # -> PIL.Image.Image
+        """The render as a PIL image."""
+        import io
+
+        from PIL import Image
+
+        if self.png is None:
+            raise ValueError("this render has no picture")
+        return Image.open(io.BytesIO(self.png))

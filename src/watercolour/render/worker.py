@@ -1,0 +1,355 @@
+"""One warm Chromium browser that renders one sketch at a time."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from playwright.async_api import Browser, BrowserContext, Page, Playwright, Route, WebSocketRoute
+
+from watercolour.render.browser import (
+    WEBGL_PROBE,
+    find_chromium,
+    kill_marked,
+    launch_args,
+)
+from watercolour.render.config import RenderConfig
+from watercolour.render.harness import BINDING, LIB_PATH, SKETCH_PATH, capture_expression, page_html
+from watercolour.render.paint import decode_rgb, paint_fraction
+from watercolour.render.result import RenderResult
+from watercolour.render.vendor import libraries
+
+MAX_CONSOLE = 50
+MAX_BLOCKED = 50
+CLOSE_TIMEOUT_S = 3.0
+CAPTURE_TIMEOUT_S = 10.0
+
+
+class PageCrashed(Exception):
+    """The renderer process of the page died (a memory bomb, or a renderer fault)."""
+
+
+class BrowserGone(Exception):
+    """The browser process exited or stopped answering."""
+
+
+@dataclass
+class _Job:
+    """State of the render in flight, filled by the page's event handlers."""
+
+    code: str
+    seed: int
+    nonce: str
+    host: str
+    done: asyncio.Future
+    console: list[str] = field(default_factory=list)
+    blocked: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        return f"https://{self.host}/"
+
+
+def _fail(job: _Job | None, exc: Exception) -> None:
+    if job is not None and not job.done.done():
+        job.done.set_exception(exc)
+
+
+class BrowserWorker:
+    """A browser with one page that is navigated to a fresh document (and a fresh origin, so
+    no storage carries over) for every sketch. Replaced after a hang, a crash or N renders."""
+
+    def __init__(self, playwright: Playwright, config: RenderConfig, gl: str, index: int) -> None:
+        self._pw = playwright
+        self._config = config
+        self._gl = gl
+        self._index = index
+        self._browser: Browser | None = None
+        self._context: BrowserContext | None = None
+        self._page: Page | None = None
+        self._cdp: Any = None
+        self._job: _Job | None = None
+        self._renders = 0
+        self._serial = 0
+        self.marker = ""
+        self.backend = ""
+        self.restarts = 0
+
+    # ---------------------------------------------------------------- lifecycle
+    async def start(self) -> None:
+        """Launch the browser and read which WebGL backend it got."""
+        self.marker = f"{self._index}-{secrets.token_hex(6)}"
+        executable = find_chromium(self._config.chromium)
+        args = launch_args(self._gl, self._config.js_heap_mb, self.marker, self._config.extra_args)
+        try:
+            self._browser = await asyncio.wait_for(
+                self._pw.chromium.launch(
+                    executable_path=executable,
+                    headless=True,
+                    args=args,
+                    timeout=self._config.launch_timeout_s * 1000,
+                ),
+                self._config.launch_timeout_s + 5,
+            )
+        except Exception as err:
+            kill_marked(self.marker)
+            hint = (
+                "install Debian's chromium (apt-get install chromium), run "
+                "`playwright install chromium` elsewhere, or set WATERCOLOUR_CHROMIUM"
+            )
+            raise RuntimeError(f"could not launch Chromium ({executable or 'Playwright'}): "
+                               f"{err}; {hint}") from err
+        self._browser.on("disconnected", lambda _: _fail(self._job, BrowserGone("browser exited")))
+        self._renders = 0
+        self.backend = await self._probe_webgl()
+
+    async def _probe_webgl(self) -> str:
+        assert self._browser is not None
+        page = await asyncio.wait_for(self._browser.new_page(), CLOSE_TIMEOUT_S * 3)
+        try:
+            renderer = await asyncio.wait_for(page.evaluate(WEBGL_PROBE), CLOSE_TIMEOUT_S * 3)
+        finally:
+            await asyncio.wait_for(page.close(), CLOSE_TIMEOUT_S)
+        return renderer or ""
+
+    @property
+    def alive(self) -> bool:
+        return self._browser is not None and self._browser.is_connected()
+
+    async def close(self) -> None:
+        """Close the browser; kill its processes if it does not answer."""
+        browser, self._browser = self._browser, None
+        self._page = self._context = self._cdp = None
+        if browser is not None:
+            try:
+                await asyncio.wait_for(browser.close(), CLOSE_TIMEOUT_S)
+            except Exception:
+                pass
+        if self.marker:
+            kill_marked(self.marker)
+
+    async def restart(self) -> None:
+        self.restarts += 1
+        await self.close()
+        await self.start()
+
+    # ---------------------------------------------------------------- the page
+    async def _open_page(self) -> None:
+        assert self._browser is not None
+        width, height = self._config.viewport
+        bound = CLOSE_TIMEOUT_S * 3
+        context = await asyncio.wait_for(
+            self._browser.new_context(
+                viewport={"width": width, "height": height},
+                device_scale_factor=1,
+                service_workers="block",
+                accept_downloads=False,
+            ),
+            bound,
+        )
+        await asyncio.wait_for(context.route("**/*", self._on_route), bound)
+        await asyncio.wait_for(context.route_web_socket("**/*", self._on_websocket), bound)
+        page = await asyncio.wait_for(context.new_page(), bound)
+        await asyncio.wait_for(page.expose_binding(BINDING, self._on_notify), bound)
+        page.on("console", self._on_console)
+        page.on("pageerror", self._on_pageerror)
+        page.on("crash", lambda _: _fail(self._job, PageCrashed("the page crashed")))
+        page.on("dialog", lambda dialog: asyncio.ensure_future(dialog.dismiss()))
+        page.on("popup", lambda popup: asyncio.ensure_future(popup.close()))
+        self._cdp = await asyncio.wait_for(context.new_cdp_session(page), bound)
+        self._context, self._page = context, page
+
+    async def _discard_page(self) -> None:
+        """Close the page after a hang or crash; kill the browser if even that hangs."""
+        context, self._context, self._page, self._cdp = self._context, None, None, None
+        if context is None:
+            return
+        try:
+            for page in context.pages:
+                await asyncio.wait_for(page.close(run_before_unload=False), CLOSE_TIMEOUT_S)
+            await asyncio.wait_for(context.close(), CLOSE_TIMEOUT_S)
+        except Exception:
+            await self.close()
+
+    # ---------------------------------------------------------------- page events
+    async def _on_route(self, route: Route) -> None:
+        job = self._job
+        url = route.request.url
+        parts = urlsplit(url)
+        if job is not None and parts.scheme == "https" and parts.netloc == job.host:
+            if parts.path == "/":
+                await route.fulfill(status=200, content_type="text/html; charset=utf-8",
+                                    body=page_html(job.seed, job.nonce))
+                return
+            if parts.path == SKETCH_PATH:
+                await route.fulfill(status=200, content_type="application/javascript",
+                                    body=job.code)
+                return
+            if parts.path.startswith(LIB_PATH):
+                name = parts.path[len(LIB_PATH):]
+                for lib in libraries():
+                    if lib.name == name:
+                        await route.fulfill(status=200, content_type="application/javascript",
+                                            body=lib.code)
+                        return
+        if job is not None and len(job.blocked) < MAX_BLOCKED:
+            job.blocked.append(url[:300])
+        await route.abort("blockedbyclient")
+
+    def _on_websocket(self, ws: WebSocketRoute) -> None:
+        job = self._job
+        if job is not None and len(job.blocked) < MAX_BLOCKED:
+            job.blocked.append(ws.url[:300])
+        asyncio.ensure_future(ws.close())
+
+    def _on_notify(self, _source: Any, nonce: str, payload: str) -> None:
+        job = self._job
+        if job is None or nonce != job.nonce or job.done.done():
+            return  # a stale render, or the sketch pretending to be the harness
+        try:
+            job.done.set_result(json.loads(payload))
+        except ValueError as err:
+            job.done.set_exception(err)
+
+    def _on_console(self, message: Any) -> None:
+        job = self._job
+        if job is not None and len(job.console) < MAX_CONSOLE:
+            job.console.append(f"{message.type}: {message.text}"[:500])
+
+    def _on_pageerror(self, error: Any) -> None:
+        job = self._job
+        if job is not None and len(job.page_errors) < 10:
+            job.page_errors.append(str(error)[:1000])
+
+    # ---------------------------------------------------------------- rendering
+    async def render(self, code: str, seed: int) -> RenderResult:
+        """Render one sketch; never raises, never waits longer than the deadline plus a few s."""
+        t0 = time.perf_counter()
+        result = RenderResult(seed=seed, backend=self.backend)
+        try:
+            if not self.alive or self._renders >= self._config.renders_per_browser:
+                await self.restart()
+                result.backend = self.backend
+            if self._page is None:
+                await self._open_page()
+        except Exception as err:
+            result.infra_error = f"browser unavailable: {err}"
+            result.timings["total_s"] = time.perf_counter() - t0
+            await self.close()
+            return result
+
+        self._renders += 1
+        self._serial += 1
+        loop = asyncio.get_running_loop()
+        job = _Job(code=code, seed=seed, nonce=secrets.token_hex(16),
+                   host=f"r{self._serial}.sketch.invalid", done=loop.create_future())
+        self._job = job
+        try:
+            await self._run(job, result, t0)
+        finally:
+            self._job = None
+            result.console = job.console
+            result.blocked_requests = job.blocked
+            result.timings["total_s"] = time.perf_counter() - t0
+            if not self._config.reuse_page or result.timed_out or result.crashed:
+                await self._discard_page()
+            if result.infra_error is not None:
+                await self.close()
+        return result
+
+    async def _run(self, job: _Job, result: RenderResult, t0: float) -> None:
+        assert self._page is not None
+        deadline = t0 + self._config.deadline_s
+        navigation = asyncio.ensure_future(self._page.goto(job.url, wait_until="commit"))
+        try:
+            payload = await asyncio.wait_for(job.done, max(0.1, deadline - time.perf_counter()))
+        except asyncio.TimeoutError:
+            result.timed_out = True
+            result.error = f"the sketch did not finish its first frame within {self._config.deadline_s:g} s"
+            return
+        except PageCrashed as err:
+            result.crashed = True
+            result.error = f"{err} (out of memory, or the sketch broke the renderer)"
+            return
+        except BrowserGone as err:
+            result.infra_error = str(err)
+            return
+        finally:
+            await self._settle(navigation)
+
+        self._apply_payload(payload, job, result)
+        t_capture = time.perf_counter()
+        try:
+            capture = await asyncio.wait_for(
+                self._capture(job.nonce), max(CAPTURE_TIMEOUT_S, deadline - time.perf_counter())
+            )
+        except asyncio.TimeoutError:
+            result.timed_out = True
+            result.error = "the page stayed busy after its first frame, so it could not be captured"
+            return
+        except Exception as err:
+            result.infra_error = f"capture failed: {err}"
+            return
+        result.timings["capture_s"] = time.perf_counter() - t_capture
+        if "error" in capture:
+            if result.error is None:
+                result.error = f"nothing to capture: {capture['error']}"
+            return
+        png = base64.b64decode(capture["url"].split(",", 1)[1])
+        result.png = png
+        result.width, result.height = int(capture["width"]), int(capture["height"])
+        result.paint_fraction = paint_fraction(decode_rgb(png))
+
+    @staticmethod
+    async def _settle(navigation: asyncio.Future) -> None:
+        if not navigation.done():
+            navigation.cancel()
+        try:
+            await asyncio.wait_for(navigation, 0.5)
+        except BaseException:
+            pass
+
+    @staticmethod
+    def _apply_payload(payload: dict[str, Any], job: _Job, result: RenderResult) -> None:
+        evidence = payload.get("evidence", {})
+        errors = evidence.pop("errors", [])
+        if errors:
+            result.error = errors[0]["message"]
+        elif job.page_errors and payload.get("reason") == "error":
+            result.error = job.page_errors[0]
+        evidence["canvas_count"] = payload.get("canvas_count", 0)
+        evidence["webgl"] = payload.get("webgl", False)
+        evidence["finished_by"] = payload.get("reason")
+        evidence["all_errors"] = [e["message"] for e in errors]
+        for url in evidence.get("navigations", []):
+            if len(job.blocked) < MAX_BLOCKED:
+                job.blocked.append(url)
+        result.evidence = evidence
+        result.timings.update(payload.get("timings", {}))
+
+    async def _capture(self, nonce: str) -> dict[str, Any]:
+        """Read the canvas from an isolated world: the sketch's overrides cannot reach it."""
+        cdp = self._cdp
+        tree = await cdp.send("Page.getFrameTree")
+        world = await cdp.send(
+            "Page.createIsolatedWorld",
+            {"frameId": tree["frameTree"]["frame"]["id"], "worldName": f"wc-{nonce[:8]}"},
+        )
+        reply = await cdp.send(
+            "Runtime.evaluate",
+            {
+                "expression": capture_expression(nonce),
+                "contextId": world["executionContextId"],
+                "returnByValue": True,
+            },
+        )
+        if "exceptionDetails" in reply:
+            return {"error": reply["exceptionDetails"].get("text", "capture threw")}
+        return reply["result"]["value"]
