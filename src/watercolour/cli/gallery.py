@@ -14,7 +14,8 @@ from watercolour.render import Renderer
 
 def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
     p = verbs.add_parser(name, help="render the example sketches into a gallery folder")
-    p.add_argument("--out", type=Path, required=True, help="folder for PNGs, gallery.json, index.html")
+    p.add_argument("--out", type=Path, required=True,
+                   help="folder for the PNGs, gallery.json and index.html")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=None)
     p.add_argument("--json", action="store_true")

@@ -25,7 +25,8 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("-o", "--out", type=Path, help="where to write the PNG")
     p.add_argument("--seed", type=int, default=0, help="seed for Math.random and p5 (default 0)")
     p.add_argument("--deadline", type=float, default=None, help="seconds before giving up")
-    p.add_argument("--json", action="store_true", help="print the result as JSON (no PNG bytes)")
+    p.add_argument("--json", action="store_true",
+                   help="print the result as JSON (without the PNG bytes)")
     p.set_defaults(run=run)
 
 

@@ -22,41 +22,41 @@ function draw() {
   const cy = -10;
 
   // --- leaves behind the bloom ---
-  leaf(cx + 60, cy + 70, 0.6, 190);
-  leaf(cx - 80, cy + 90, 2.4, 170);
-  leaf(cx + 20, cy - 60, -1.2, 150);
+  leaf(cx + 60, cy + 60, 0.75, 210);
+  leaf(cx - 70, cy + 65, 2.35, 200);
+  leaf(cx - 45, cy - 65, -2.1, 180);
 
   // --- five petals, each painted three times ---
   const start = random(TWO_PI);
   for (let i = 0; i < 5; i++) {
     const a = start + (i * TWO_PI) / 5 + random(-0.12, 0.12);
-    const len = random(150, 175);
-    const wid = random(95, 115);
+    const len = random(150, 170);
+    const wid = random(135, 155);
 
     // 1. big pale wash
     brush.fillBleed(0.3);
     brush.fillTexture(0.5, 0.4);
-    brush.fill(PETAL_WASH, 110);
+    brush.fill(PETAL_WASH, 150);
     petal(cx, cy, a, len, wid);
 
     // 2. smaller, stronger wash inside it
     brush.fillBleed(0.2);
     brush.fillTexture(0.4, 0.5);
-    brush.fill(PETAL_MID, 150);
-    petal(cx, cy, a + random(-0.05, 0.05), len * 0.78, wid * 0.7);
+    brush.fill(PETAL_MID, 170);
+    petal(cx, cy, a + random(-0.05, 0.05), len * 0.8, wid * 0.72);
 
     // 3. red throat at the base of the petal
     brush.fillBleed(0.15);
     brush.fillTexture(0.6, 0.3);
-    brush.fill(THROAT, 170);
-    petal(cx, cy, a, len * 0.32, wid * 0.35);
+    brush.fill(THROAT, 120);
+    petal(cx, cy, a, len * 0.45, wid * 0.2);
   }
 
   // --- the centre glow ---
   brush.fillBleed(0.25);
   brush.fillTexture(0.5, 0.5);
   brush.fill('#8e1f2c', 160);
-  brush.circle(cx, cy, 22, 0.4);
+  brush.circle(cx, cy, 26, 0.4);
 
   // --- stamen column sweeping up and to the right ---
   stamenColumn(cx, cy);
@@ -126,12 +126,12 @@ function stamenColumn(cx, cy) {
   rotate(ang);
   brush.fillBleed(0.1);
   brush.fillTexture(0.3, 0.3);
-  brush.fill('#f2d2b6', 190);
+  brush.fill('#d9826a', 210);
   brush.beginShape(0.2);
-  brush.vertex(0, -5);
-  brush.vertex(L, -3);
-  brush.vertex(L, 3);
-  brush.vertex(0, 5);
+  brush.vertex(0, -7);
+  brush.vertex(L, -4);
+  brush.vertex(L, 4);
+  brush.vertex(0, 7);
   brush.endShape(CLOSE);
   pop();
 
@@ -142,7 +142,7 @@ function stamenColumn(cx, cy) {
   for (let i = 0; i < 5; i++) {
     const a = random(TWO_PI);
     const r = random(4, 14);
-    brush.circle(tipX + cos(a) * r, tipY + sin(a) * r, random(4, 7));
+    brush.circle(tipX + cos(a) * r, tipY + sin(a) * r, random(5, 8));
   }
 
   // red stigma pads at the very end

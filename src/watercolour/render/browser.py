@@ -66,8 +66,16 @@ def mesa_llvmpipe_available() -> bool:
     return False
 
 
-def launch_args(gl: str, js_heap_mb: int, marker: str, extra: list[str]) -> list[str]:
+PREDECESSOR_ARGS = ["--no-sandbox", "--use-angle=swiftshader"]
+"""The published reproduction's browser: SwiftShader for everything, 2D canvas included."""
+
+
+def launch_args(
+    gl: str, js_heap_mb: int, marker: str, extra: list[str], flags: str = "fast"
+) -> list[str]:
     """Command-line flags for one browser. ``marker`` tags the process so it can be killed."""
+    if flags == "predecessor":
+        return [*PREDECESSOR_ARGS, f"--watercolour-worker={marker}", *extra]
     return [
         *COMMON_ARGS,
         *GL_ARGS[gl],

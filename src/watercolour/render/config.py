@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 GLBackend = Literal["auto", "llvmpipe", "swiftshader", "gpu"]
+FlagSet = Literal["fast", "predecessor"]
 
 
 def _env_float(name: str, default: float) -> float:
@@ -45,6 +46,9 @@ class RenderConfig:
     reuse_page: bool = True
     """Keep one page per browser and navigate it for each sketch (a fresh document, a fresh
     origin, so no state carries over); False opens a new page in a new context per render."""
+    flags: FlagSet = "fast"
+    """``fast``: our flags (2D canvas on the CPU, WebGL on ``gl``). ``predecessor``: only
+    ``--use-angle=swiftshader``, as the published reproduction ran; kept for the benchmark."""
     extra_args: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -52,6 +56,8 @@ class RenderConfig:
             raise ValueError(f"workers must be at least 1, got {self.workers}")
         if self.deadline_s <= 0:
             raise ValueError(f"deadline_s must be positive, got {self.deadline_s}")
+        if self.flags not in ("fast", "predecessor"):
+            raise ValueError(f"flags must be fast or predecessor, got {self.flags!r}")
         if self.gl not in ("auto", "llvmpipe", "swiftshader", "gpu"):
             raise ValueError(f"gl must be auto, llvmpipe, swiftshader or gpu, got {self.gl!r}")
 

@@ -34,7 +34,7 @@ def page_html(seed: int, nonce: str) -> str:
     return (
         "<!doctype html><html><head><meta charset='utf-8'>"
         "<style>html,body{margin:0;padding:0;background:#fff;overflow:hidden}"
-        "canvas{display:block}</style>"
+        "canvas{display:block}.loading-indicator{display:none!important}</style>"
         f"<script>{harness_script(seed, nonce)}</script>"
         f"{libs}"
         "<script>window.__wcInstallAddon&&window.__wcInstallAddon()</script>"

@@ -87,6 +87,8 @@ class Renderer:
         """Start the first browser; with ``gl="auto"`` prefer llvmpipe, else SwiftShader."""
         assert self._pw is not None
         wanted = self.config.gl
+        if self.config.flags == "predecessor":
+            wanted = "swiftshader"
         order = [wanted] if wanted != "auto" else (
             ["llvmpipe", "swiftshader"] if mesa_llvmpipe_available() else ["swiftshader"]
         )

@@ -87,7 +87,8 @@ class BrowserWorker:
         """Launch the browser and read which WebGL backend it got."""
         self.marker = f"{self._index}-{secrets.token_hex(6)}"
         executable = find_chromium(self._config.chromium)
-        args = launch_args(self._gl, self._config.js_heap_mb, self.marker, self._config.extra_args)
+        args = launch_args(self._gl, self._config.js_heap_mb, self.marker,
+                           self._config.extra_args, self._config.flags)
         try:
             self._browser = await asyncio.wait_for(
                 self._pw.chromium.launch(
@@ -161,8 +162,8 @@ class BrowserWorker:
         page.on("console", self._on_console)
         page.on("pageerror", self._on_pageerror)
         page.on("crash", lambda _: _fail(self._job, PageCrashed("the page crashed")))
-        page.on("dialog", lambda dialog: asyncio.ensure_future(dialog.dismiss()))
-        page.on("popup", lambda popup: asyncio.ensure_future(popup.close()))
+        page.on("dialog", self._on_dialog)
+        page.on("popup", self._on_popup)
         self._cdp = await asyncio.wait_for(context.new_cdp_session(page), bound)
         self._context, self._page = context, page
 
@@ -203,11 +204,19 @@ class BrowserWorker:
             job.blocked.append(url[:300])
         await route.abort("blockedbyclient")
 
-    def _on_websocket(self, ws: WebSocketRoute) -> None:
+    async def _on_websocket(self, ws: WebSocketRoute) -> None:
         job = self._job
         if job is not None and len(job.blocked) < MAX_BLOCKED:
             job.blocked.append(ws.url[:300])
-        asyncio.ensure_future(ws.close())
+        await ws.close()
+
+    @staticmethod
+    async def _on_dialog(dialog: Any) -> None:
+        await dialog.dismiss()
+
+    @staticmethod
+    async def _on_popup(popup: Page) -> None:
+        await popup.close()
 
     def _on_notify(self, _source: Any, nonce: str, payload: str) -> None:
         job = self._job
@@ -272,7 +281,8 @@ class BrowserWorker:
             payload = await asyncio.wait_for(job.done, max(0.1, deadline - time.perf_counter()))
         except asyncio.TimeoutError:
             result.timed_out = True
-            result.error = f"the sketch did not finish its first frame within {self._config.deadline_s:g} s"
+            result.error = ("the sketch did not finish its first frame within "
+                            f"{self._config.deadline_s:g} s")
             return
         except PageCrashed as err:
             result.crashed = True
