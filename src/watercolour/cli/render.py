@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from watercolour.io import write_bytes_atomic
-from watercolour.render import Renderer
+from watercolour.render import Renderer, RenderResult
 
 EXIT_SKETCH_FAILED = 1
 EXIT_INFRASTRUCTURE = 3
@@ -51,12 +51,13 @@ def run(args: argparse.Namespace) -> int:
     )
 
 
-def _print_human(result, out: Path | None) -> None:
+def _print_human(result: RenderResult, out: Path | None) -> None:
     t = result.timings
     if result.png is not None:
         where = f" -> {out}" if out else ""
-        print(f"rendered {result.width}x{result.height}{where}: paint {result.paint_fraction:.3f}, "
-              f"{t.get('total_s', 0):.2f} s (draw {t.get('draw_s') or 0:.2f} s) on {result.backend}")
+        print(f"rendered {result.width}x{result.height}{where}: "
+              f"paint {result.paint_fraction:.3f}, {t.get('total_s', 0):.2f} s "
+              f"(draw {t.get('draw_s') or 0:.2f} s) on {result.backend}")
     if result.error:
         print(f"sketch error: {result.error.splitlines()[0]}", file=sys.stderr)
     if result.infra_error:
