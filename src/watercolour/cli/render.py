@@ -46,9 +46,7 @@ def run(args: argparse.Namespace) -> int:
         _print_human(result, args.out)
     if result.infrastructure_failure:
         return EXIT_INFRASTRUCTURE
-    return 0 if result.png is not None and not (result.timed_out or result.crashed) else (
-        EXIT_SKETCH_FAILED
-    )
+    return 0 if result.ok else EXIT_SKETCH_FAILED
 
 
 def _print_human(result: RenderResult, out: Path | None) -> None:

@@ -73,11 +73,13 @@
     if (where !== "console") scheduleFinish("error");
   }
   window.addEventListener("error", (e) => {
-    recordError(e.error && e.error.stack ? `${e.message}\n${e.error.stack}` : e.message, "error");
+    const where = `${String(e.filename || "").split("/").pop()}:${e.lineno}:${e.colno}`;
+    const stack = e.error && e.error.stack ? String(e.error.stack) : String(e.message);
+    recordError(stack.includes("sketch.js:") ? stack : `${stack}\n    at ${where}`, "error");
   });
   window.addEventListener("unhandledrejection", (e) => {
     const r = e.reason;
-    recordError(r && r.stack ? `${r.message || r}\n${r.stack}` : String(r), "rejection");
+    recordError(r && r.stack ? String(r.stack) : String(r), "rejection");
   });
 
   // Leaving the page would lose the painting: cancel every navigation the page starts.

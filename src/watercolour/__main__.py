@@ -1,0 +1,7 @@
+"""``python -m watercolour``."""
+
+import sys
+
+from watercolour.cli import main
+
+sys.exit(main())

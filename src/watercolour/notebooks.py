@@ -1,0 +1,250 @@
+"""Run the book's chapters: MyST text notebooks executed with papermill, and the table of contents.
+
+Chapters live in git as MyST Markdown (``notebooks/*.md`` with a jupytext header); there is no
+``.ipynb`` beside them. :func:`run_notebook` reads a chapter with jupytext, lets papermill inject
+parameters after its ``parameters``-tagged cell, and writes the executed notebook under an output
+folder. :func:`list_chapters` reads ``_toc.yml``.
+
+Needs the ``book`` extra (jupytext, papermill, ipykernel) and a Jupyter kernel named like the
+one requested (``python3`` by default; ``python -m ipykernel install --sys-prefix`` registers the
+current interpreter's).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+BOOK_FILES = ("_config.yml", "_toc.yml")
+"""The files that mark the book's root folder (the repository root)."""
+
+NOTEBOOK_SUFFIXES = (".md", ".ipynb", ".py")
+"""File types the table of contents may name without a suffix, tried in this order."""
+
+
+class NotebookError(RuntimeError):
+    """A notebook could not be run: its kernel is missing, or one of its cells raised."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        cell_index: int | None = None,
+        ename: str | None = None,
+        evalue: str | None = None,
+        output: Path | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.cell_index = cell_index
+        self.ename = ename
+        self.evalue = evalue
+        self.output = output
+        """The executed (partial) notebook, when papermill got as far as writing it."""
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """One file in the book's table of contents."""
+
+    path: Path
+    """The chapter's source file (absolute)."""
+    part: str | None
+    """The caption of the part it belongs to (``None`` for the root page)."""
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+
+def project_root(start: str | os.PathLike[str] | None = None) -> Path | None:
+    """The nearest folder at or above ``start`` (default: the working directory) that holds the
+    book's ``_config.yml`` and ``_toc.yml``; ``None`` outside a checkout (e.g. on Colab)."""
+    here = Path(start if start is not None else Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if all((folder / name).is_file() for name in BOOK_FILES):
+            return folder
+    return None
+
+
+def resolve_output_dir(out_dir: str | os.PathLike[str], create: bool = True) -> Path:
+    """Where a chapter writes its results.
+
+    An absolute ``out_dir`` is used as it is; a relative one is taken from the project root when
+    the chapter runs inside a checkout (so ``runs/book/...`` lands in the repository's ``runs/``
+    whether the book builder or papermill started the kernel in ``notebooks/``), else from the
+    working directory.
+    """
+    path = Path(out_dir).expanduser()
+    if not path.is_absolute():
+        path = (project_root() or Path.cwd()) / path
+    if create:
+        path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def read_notebook(path: str | os.PathLike[str]) -> Any:
+    """Read a notebook (MyST ``.md``, ``.py`` percent script or ``.ipynb``) into an
+    ``nbformat.NotebookNode`` with jupytext."""
+    import jupytext
+
+    source = Path(path)
+    if not source.is_file():
+        raise FileNotFoundError(f"notebook not found: {source}")
+    return jupytext.read(source)
+
+
+def notebook_parameters(path: str | os.PathLike[str]) -> dict[str, str]:
+    """The parameters a notebook declares in its ``parameters``-tagged cell: name -> default
+    (as written in the source). Empty when it has no such cell."""
+    from papermill.inspection import _infer_parameters
+
+    nb = read_notebook(path)
+    return {p.name: p.default for p in _infer_parameters(nb)}
+
+
+def run_notebook(
+    path: str | os.PathLike[str],
+    output_dir: str | os.PathLike[str],
+    parameters: Mapping[str, Any] | None = None,
+    kernel: str = "python3",
+    timeout: float | None = 600,
+    cwd: str | os.PathLike[str] | None = None,
+    strict: bool = True,
+) -> Path:
+    """Execute a chapter with papermill and return the path of the executed ``.ipynb``.
+
+    Args:
+        path: the chapter's source (``notebooks/01_the_medium.md``).
+        output_dir: folder for the executed notebook, written as ``<stem>.ipynb``; created if
+            missing. Never the ``notebooks/`` folder: no ``.ipynb`` is kept beside the sources.
+        parameters: values injected after the ``parameters``-tagged cell.
+        kernel: the Jupyter kernel to run it with.
+        timeout: seconds any one cell may run (``None``: no limit).
+        cwd: the kernel's working directory; default the chapter's own folder, as in the
+            book build, so relative paths mean the same in both.
+        strict: refuse parameters the notebook does not declare (a typo would otherwise be
+            injected silently and ignored).
+
+    Raises:
+        FileNotFoundError: the chapter does not exist.
+        ValueError: ``strict`` and a parameter is not declared, or ``output_dir`` is the
+            chapter's own folder.
+        NotebookError: the kernel could not start, or a cell raised; the message names the
+            cell and its error, and ``.output`` the partial notebook.
+    """
+    import papermill
+    from jupyter_client.kernelspec import NoSuchKernel
+    from papermill.exceptions import PapermillExecutionError
+
+    source = Path(path).resolve()
+    nb = read_notebook(source)
+    params = dict(parameters or {})
+    if strict and params:
+        declared = notebook_parameters(source)
+        unknown = sorted(set(params) - set(declared))
+        if unknown:
+            raise ValueError(
+                f"{source.name} has no parameter(s) {', '.join(unknown)}; "
+                f"it declares: {', '.join(declared) or 'none'}"
+            )
+    out_folder = Path(output_dir).resolve()
+    if out_folder == source.parent:
+        raise ValueError(f"write executed notebooks outside the chapter folder {source.parent}")
+    out_folder.mkdir(parents=True, exist_ok=True)
+    output = out_folder / f"{source.stem}.ipynb"
+    try:
+        papermill.execute_notebook(
+            nb,
+            str(output),
+            parameters=params,
+            kernel_name=kernel,
+            cwd=str(Path(cwd) if cwd is not None else source.parent),
+            execution_timeout=timeout,
+            progress_bar=False,
+            log_output=False,
+        )
+    except NoSuchKernel as err:
+        raise NotebookError(
+            f"no Jupyter kernel named {kernel!r} (install one for this interpreter with "
+            f"`python -m ipykernel install --sys-prefix`): {err}",
+            output=output if output.exists() else None,
+        ) from err
+    except PapermillExecutionError as err:
+        where = f"cell {err.cell_index}" + (f" [{err.exec_count}]" if err.exec_count else "")
+        raise NotebookError(
+            f"{source.name} failed in {where}: {err.ename}: {err.evalue} "
+            f"(executed notebook: {output})",
+            cell_index=err.cell_index,
+            ename=err.ename,
+            evalue=err.evalue,
+            output=output,
+        ) from err
+    return output
+
+
+def parse_parameter(item: str) -> tuple[str, Any]:
+    """``"key=value"`` -> ``(key, value)``, the value read as JSON when it parses (numbers,
+    ``true``/``false``/``null``, lists, quoted strings) and kept as a string otherwise."""
+    key, sep, raw = item.partition("=")
+    key = key.strip()
+    if not sep or not key.isidentifier():
+        raise ValueError(f"parameter {item!r} is not of the form name=value")
+    try:
+        value: Any = json.loads(raw)
+    except json.JSONDecodeError:
+        value = raw
+    return key, value
+
+
+def parse_parameters(items: Iterable[str]) -> dict[str, Any]:
+    """Several ``key=value`` strings -> a dict (a later key wins)."""
+    return dict(parse_parameter(item) for item in items)
+
+
+def list_chapters(root: str | os.PathLike[str] | None = None) -> list[Chapter]:
+    """The book's pages in reading order, from ``_toc.yml`` (``format: jb-book``).
+
+    ``root`` is the folder holding ``_toc.yml``; by default the project root found from the
+    working directory.
+    """
+    import yaml
+
+    base = Path(root) if root is not None else project_root()
+    if base is None:
+        raise FileNotFoundError("no _config.yml + _toc.yml found here or in any parent folder")
+    toc_path = base / "_toc.yml"
+    if not toc_path.is_file():
+        raise FileNotFoundError(f"table of contents not found: {toc_path}")
+    toc = yaml.safe_load(toc_path.read_text(encoding="utf-8")) or {}
+    if toc.get("format") != "jb-book":
+        raise ValueError(f"{toc_path}: expected `format: jb-book`, found {toc.get('format')!r}")
+    if "root" not in toc:
+        raise ValueError(f"{toc_path}: no `root` page")
+
+    chapters = [Chapter(_resolve_page(base, toc["root"]), None)]
+
+    def walk(entries: list[dict[str, Any]], part: str | None) -> None:
+        for entry in entries:
+            if "file" in entry:
+                chapters.append(Chapter(_resolve_page(base, entry["file"]), part))
+            walk(entry.get("sections", []), part)
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters", []), part.get("caption"))
+    walk(toc.get("chapters", []), None)
+    return chapters
+
+
+def _resolve_page(base: Path, name: str) -> Path:
+    page = base / name
+    if page.suffix in NOTEBOOK_SUFFIXES and page.is_file():
+        return page.resolve()
+    for suffix in NOTEBOOK_SUFFIXES:
+        candidate = page.with_name(page.name + suffix)
+        if candidate.is_file():
+            return candidate.resolve()
+    raise FileNotFoundError(f"_toc.yml names {name!r} but no such file exists under {base}")
