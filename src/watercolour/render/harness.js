@@ -67,6 +67,10 @@
     n_shapes: 0,
     dom_writes: [],
     navigations: [],
+    text_calls: 0,
+    raw_2d_calls: {},
+    gl_draw_calls: 0,
+    dynamic_code: 0,
   };
   function recordError(message, where) {
     if (evidence.errors.length < 10) evidence.errors.push({ message: String(message).slice(0, 1000), where });
@@ -196,6 +200,39 @@
       return call(pop, this, ...a);
     };
   }
+
+  // Drawing that bypasses both libraries: text and raw canvas calls made by the sketch itself.
+  function countOn(proto, names, record) {
+    if (!proto) return;
+    for (const name of names) {
+      const original = proto[name];
+      if (typeof original !== "function") continue;
+      proto[name] = function (...args) {
+        if (brushDepth === 0 && state.setupStarted !== null) record(name);
+        return call(original, this, ...args);
+      };
+    }
+  }
+  const RAW_2D = ["fillRect", "strokeRect", "fill", "stroke", "drawImage", "putImageData"];
+  for (const proto of [window.CanvasRenderingContext2D, window.OffscreenCanvasRenderingContext2D]) {
+    if (!proto) continue;
+    countOn(proto.prototype, ["fillText", "strokeText"], () => { evidence.text_calls++; });
+    countOn(proto.prototype, RAW_2D, (name) => {
+      evidence.raw_2d_calls[name] = (evidence.raw_2d_calls[name] || 0) + 1;
+    });
+  }
+  for (const proto of [window.WebGLRenderingContext, window.WebGL2RenderingContext]) {
+    if (!proto) continue;
+    countOn(proto.prototype, ["drawArrays", "drawElements", "drawArraysInstanced", "drawElementsInstanced"],
+      () => { evidence.gl_draw_calls++; });
+  }
+  const realEval = window.eval;
+  window.eval = function (code) { evidence.dynamic_code++; return realEval(code); };
+  const RealFunction = Function;
+  const CountedFunction = function (...args) { evidence.dynamic_code++; return RealFunction(...args); };
+  CountedFunction.prototype = RealFunction.prototype;
+  try { Object.defineProperty(RealFunction.prototype, "constructor", { value: CountedFunction }); } catch (e) { /* ignore */ }
+  window.Function = CountedFunction;
 
   let postdrawHook = null;
   window.__wcInstallAddon = function () {
