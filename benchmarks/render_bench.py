@@ -3,7 +3,9 @@
 (a) predecessor: a browser launched with only ``--use-angle=swiftshader`` (the published
     reproduction's setup), two renders of each sketch;
 (b) naive: a fresh browser per render, with our flags;
-(c) ours: the warm renderer pool (one page navigated per sketch).
+(c) ours: the warm renderer pool (one page navigated per sketch);
+(d) ours on the SwiftShader fallback (what runs where Mesa's llvmpipe is missing), for its
+    speed and the pixel tolerance between repeated renders.
 
 Every way renders the shipped example sketches (512x512) through the same harness, so the
 difference is the browser set-up alone. Prints a table and writes
@@ -159,6 +161,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5, help="renders per sketch for (c)")
     parser.add_argument("--naive-repeats", type=int, default=2)
     parser.add_argument("--predecessor-repeats", type=int, default=2)
+    parser.add_argument("--swiftshader-repeats", type=int, default=2,
+                        help="renders per sketch on the SwiftShader fallback (0 skips)")
     parser.add_argument("--skip-predecessor", action="store_true")
     parser.add_argument("--memory", type=int, default=0, help="also render N times for memory")
     parser.add_argument("--out", type=Path, default=None)
@@ -188,6 +192,18 @@ def main(argv: list[str] | None = None) -> int:
     naive = asyncio.run(run_naive_async(sketches, args.naive_repeats, ours_config))
     report["ways"]["naive"] = {**summarise(flatten(naive), ours_config.deadline_s),
                                "max_pixel_diff": max_pixel_diff(naive)}
+
+    if args.swiftshader_repeats:
+        print(f"(d) ours on the SwiftShader fallback, {args.swiftshader_repeats} each")
+        swift_config = RenderConfig.from_env(gl="swiftshader")
+        swift, swift_backend = run_pool(sketches, args.swiftshader_repeats, swift_config, "swift")
+        report["ways"]["ours_swiftshader"] = {
+            "backend": swift_backend,
+            **summarise(flatten(swift), swift_config.deadline_s),
+            "max_pixel_diff": max_pixel_diff(swift),
+            "max_pixel_diff_vs_llvmpipe": max_pixel_diff(
+                {n: [ours[n][0], swift[n][0]] for n in sketches}),
+        }
 
     if not args.skip_predecessor:
         print(f"(a) predecessor: --use-angle=swiftshader only, {args.predecessor_repeats} each")

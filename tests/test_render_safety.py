@@ -164,3 +164,19 @@ def test_async_api_from_another_event_loop(renderer, small_sketch):
 
     first, second = asyncio.run(main())
     assert first.ok and second.ok
+
+
+def test_no_state_carries_over_between_sketches(renderer):
+    writer = """
+    function setup() { createCanvas(32, 32, WEBGL); background(0);
+      localStorage.setItem('k', 'v'); sessionStorage.setItem('k', 'v');
+      document.cookie = 'k=v; domain=sketch.invalid; path=/'; window.name = 'dirty'; }"""
+    reader = """
+    function setup() { createCanvas(32, 32, WEBGL);
+      const leaked = localStorage.getItem('k') || sessionStorage.getItem('k')
+        || document.cookie.includes('k=v') || window.name === 'dirty';
+      background(leaked ? 255 : 0, 0, 0); }"""
+    assert renderer.render(writer).ok
+    result = renderer.render(reader)
+    assert result.ok, result.to_dict()
+    assert result.image().getpixel((16, 16))[0] == 0

@@ -103,6 +103,8 @@ def notebook_parameters(path: str | os.PathLike[str]) -> dict[str, str]:
     from papermill.inspection import _infer_parameters
 
     nb = read_notebook(path)
+    for cell in nb.cells:  # papermill expects every cell to carry a tags list
+        cell.metadata.setdefault("tags", [])
     return {p.name: p.default for p in _infer_parameters(nb)}
 
 

@@ -49,6 +49,8 @@
   FixedDate.parse = RealDate.parse;
   window.Date = FixedDate;
 
+  window.name = ""; // survives same-tab navigations
+
   // --- no dialogs, no peer connections.
   window.alert = () => undefined;
   window.confirm = () => false;

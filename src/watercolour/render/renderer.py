@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -16,6 +17,7 @@ from watercolour.render.result import RenderResult
 from watercolour.render.worker import BrowserWorker
 
 SHUTDOWN_TIMEOUT_S = 20.0
+log = logging.getLogger(__name__)
 
 
 class Renderer:
@@ -82,6 +84,8 @@ class Renderer:
         self._idle = asyncio.Queue()
         for worker in self._workers:
             self._idle.put_nowait(worker)
+        log.info("renderer: %d browser(s), WebGL on %s (%s)", len(self._workers), self.gl,
+                 self.backend)
 
     async def _choose_gl(self) -> str:
         """Start the first browser; with ``gl="auto"`` prefer llvmpipe, else SwiftShader."""

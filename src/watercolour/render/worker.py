@@ -254,6 +254,13 @@ class BrowserWorker:
             await self.close()
             return result
 
+        try:
+            # Each sketch gets a fresh origin; cookies can span sibling origins, so drop them.
+            await asyncio.wait_for(self._context.clear_cookies(), CLOSE_TIMEOUT_S)
+        except Exception as err:
+            result.infra_error = f"browser unavailable: {err}"
+            await self.close()
+            return result
         self._renders += 1
         self._serial += 1
         loop = asyncio.get_running_loop()
