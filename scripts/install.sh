@@ -5,7 +5,7 @@
 # Elsewhere (Colab, macOS) use `pip install -e .[book]` and `playwright install chromium` instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-EXTRAS="${1:-book,dev}"
+EXTRAS="${1:-book,dev,train}"
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -37,7 +37,10 @@ stamp=".venv/.install-stamp-$(cat pyproject.toml scripts/install.sh | sha256sum 
 if [ ! -f "$stamp" ]; then
   echo "install.sh: pip install -e .[$EXTRAS]"
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e ".[$EXTRAS]"
+  # The CPU build of torch for these machines; elsewhere the platform's own torch is used.
+  torch_pin=()
+  case ",$EXTRAS," in *,train,*) torch_pin=("torch==${WATERCOLOUR_TORCH_VERSION:-2.13.0}");; esac
+  .venv/bin/python -m pip install -q -e ".[$EXTRAS]" "${torch_pin[@]}"
   if .venv/bin/python -c "import ipykernel" 2>/dev/null; then
     .venv/bin/python -m ipykernel install --sys-prefix --name python3 >/dev/null
   fi

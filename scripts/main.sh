@@ -3,7 +3,7 @@
 # build the book (which executes its chapters). Outputs land in runs/main/ and _build/html/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install.sh book,dev
+bash scripts/install.sh book,dev,train
 export PATH="$PWD/.venv/bin:$PATH"
 watercolour gallery --out runs/main/gallery
 watercolour book build

@@ -4,8 +4,11 @@ Usage: ``python scripts/vendor_widgets.py`` (needs ``npm``). Installs the pinned
 temporary folder (so no ``node_modules`` lands in the book) and copies into ``book/_widgets/``:
 
 - ``embed-amd.js`` from ``@jupyter-widgets/html-manager`` (1.0.15 shipped with ipywidgets 8.1.9,
-  widget protocol 2) and the FontAwesome fonts it references (woff2/woff only: every browser the
-  book targets picks one of those before the eot/ttf/svg fallbacks);
+  widget protocol 2);
+- the FontAwesome fonts it references (woff2 only: every browser the book targets takes woff2
+  before the eot/woff/ttf/svg fallbacks). Its modules look for them beside their AMD module
+  URLs, ``@jupyter-widgets/`` and ``@jupyter-widgets/html-manager/dist/`` under RequireJS's
+  base URL, which ``require-config.js`` (hand-written, kept) sets to ``_static/``;
 - ``require.js`` from ``requirejs``, which ``embed-amd.js`` needs;
 - ``manifest.json`` with versions, licences and SHA-256 checksums.
 
@@ -26,7 +29,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDGETS = ROOT / "book" / "_widgets"
-FONT_SUFFIXES = (".woff2", ".woff")
+FONT_SUFFIXES = (".woff2",)
+FONT_DIRS = ("@jupyter-widgets", "@jupyter-widgets/html-manager/dist")
+"""Where, relative to RequireJS's base URL, the bundled modules request their fonts."""
+KEEP = {"package.json", "package-lock.json", "require-config.js"}
 
 # (package, file inside the package, vendored name)
 FILES = [
@@ -53,9 +59,11 @@ def main() -> int:
         )
         modules = work / "node_modules"
 
-        # Drop what an earlier run vendored, keep package.json and the lock file.
+        # Drop what an earlier run vendored; keep the pins and the hand-written config.
         for old in WIDGETS.iterdir():
-            if old.is_file() and not old.name.startswith("package"):
+            if old.is_dir() and old.name.startswith("@"):
+                shutil.rmtree(old)
+            elif old.is_file() and old.name not in KEEP:
                 old.unlink()
 
         manifest: dict[str, dict[str, str]] = {}
@@ -63,6 +71,7 @@ def main() -> int:
         def vendor(package: str, inner: str, name: str) -> None:
             pkg_dir = modules / package
             meta = json.loads((pkg_dir / "package.json").read_text())
+            (WIDGETS / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(pkg_dir / inner, WIDGETS / name)
             digest = _sha256(WIDGETS / name)
             manifest[name] = {
@@ -80,9 +89,12 @@ def main() -> int:
         # The FontAwesome fonts embed-amd.js refers to by hashed name.
         dist = modules / "@jupyter-widgets" / "html-manager" / "dist"
         embed = (dist / "embed-amd.js").read_text(encoding="utf-8")
-        for font in sorted(dist.iterdir()):
-            if font.suffix in FONT_SUFFIXES and re.search(re.escape(font.name), embed):
-                vendor("@jupyter-widgets/html-manager", f"dist/{font.name}", font.name)
+        fonts = [f for f in sorted(dist.iterdir())
+                 if f.suffix in FONT_SUFFIXES and re.search(re.escape(f.name), embed)]
+        for folder in FONT_DIRS:
+            for font in fonts:
+                vendor("@jupyter-widgets/html-manager", f"dist/{font.name}",
+                       f"{folder}/{font.name}")
 
     (WIDGETS / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     return 0

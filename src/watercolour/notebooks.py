@@ -88,12 +88,18 @@ def resolve_output_dir(out_dir: str | os.PathLike[str], create: bool = True) -> 
 
 def read_notebook(path: str | os.PathLike[str]) -> Any:
     """Read a notebook (MyST ``.md``, ``.py`` percent script or ``.ipynb``) into an
-    ``nbformat.NotebookNode`` with jupytext."""
+    ``nbformat.NotebookNode`` with jupytext. A ``.md`` file is always read as MyST, whatever
+    its header says, and must contain at least one ``{code-cell}``."""
     import jupytext
 
     source = Path(path)
     if not source.is_file():
         raise FileNotFoundError(f"notebook not found: {source}")
+    if source.suffix == ".md":
+        nb = jupytext.read(source, fmt="md:myst")
+        if not any(cell.cell_type == "code" for cell in nb.cells):
+            raise ValueError(f"{source} has no {{code-cell}}: not a MyST notebook")
+        return nb
     return jupytext.read(source)
 
 
@@ -186,6 +192,22 @@ def run_notebook(
             output=output,
         ) from err
     return output
+
+
+def kernel_command(kernel: str = "python3") -> list[str]:
+    """The command line Jupyter would start ``kernel`` with, from this process (a kernelspec
+    whose ``argv`` starts with ``python`` runs this interpreter). Lets a caller check that the
+    chapters run in this environment rather than some other Python."""
+    from jupyter_client.kernelspec import NoSuchKernel
+    from jupyter_client.manager import KernelManager
+
+    try:
+        return list(KernelManager(kernel_name=kernel).format_kernel_cmd())
+    except NoSuchKernel as err:
+        raise NotebookError(
+            f"no Jupyter kernel named {kernel!r}; register this interpreter's with "
+            "`python -m ipykernel install --sys-prefix`"
+        ) from err
 
 
 def parse_parameter(item: str) -> tuple[str, Any]:

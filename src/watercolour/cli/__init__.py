@@ -7,9 +7,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from watercolour.cli import gallery, render
+from watercolour.cli import book, gallery, render
 
-VERBS = {"render": render, "gallery": gallery}
+VERBS = {"render": render, "gallery": gallery, "book": book}
 
 
 class CliError(Exception):

@@ -1,5 +1,9 @@
 // Two blue irises on tall stems, painted wet-in-wet.
-// Everything is painted once, inside setup().
+// Everything is painted once, inside setup(): leaves and stems first,
+// then the blooms, each petal as a pale wash with a deeper wash inside.
+//
+// Iris anatomy in short: three "standards" stand up, three "falls"
+// droop down, and each fall carries a fuzzy yellow beard.
 
 function setup() {
   createCanvas(512, 512, WEBGL);

@@ -42,12 +42,12 @@ function draw() {
   brush.fillTexture(0.4, 0.3);
   brush.fill('#6f9a52', 170);
   brush.beginShape(0.5);
-  brush.vertex(176, 60);
-  brush.vertex(184, 100);
-  brush.vertex(190, 120);
-  brush.vertex(198, 120);
-  brush.vertex(191, 96);
-  brush.vertex(184, 60);
+  brush.vertex(174, 45);
+  brush.vertex(181, 100);
+  brush.vertex(186, 125);
+  brush.vertex(198, 125);
+  brush.vertex(193, 96);
+  brush.vertex(186, 45);
   brush.endShape(CLOSE);
   pointedPetal(180, 65, 190, -55, 50, '#f3bccc', 160, 0.3);
   pointedPetal(181, 60, 189, -40, 30, '#dd6f97', 180, 0.15);

@@ -75,9 +75,9 @@ function paintDisc() {
 
   // darker seed mass, built up in rings
   const rings = [
-    { r: 48, col: '#5b3519', tex: 0.35 },
-    { r: 34, col: '#3b2210', tex: 0.3 },
-    { r: 20, col: '#2a170a', tex: 0.2 },
+    { r: 48, col: '#5b3519', tex: 0.45 },
+    { r: 34, col: '#3b2210', tex: 0.4 },
+    { r: 20, col: '#2a170a', tex: 0.3 },
   ];
   for (const ring of rings) {
     brush.fillBleed(0.1);

@@ -148,8 +148,9 @@
       evidence,
       timings: {
         load_s: (start - t0) / 1000,
-        setup_s: state.setupDone === null ? null : (state.setupDone - start) / 1000,
-        draw_s: (tDraw - start) / 1000,
+        setup_s: state.setupDone === null ? (tDraw - start) / 1000 : (state.setupDone - start) / 1000,
+        draw_s: state.setupDone === null ? 0 : (tDraw - state.setupDone) / 1000,
+        sketch_s: (tDraw - start) / 1000,
         gpu_s: gpu / 1000,
       },
     };

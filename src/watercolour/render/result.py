@@ -31,6 +31,9 @@ class RenderResult:
     evidence: dict[str, Any] = field(default_factory=dict)
     """What the sketch did at run time: brush calls, filled shapes, bare p5 calls, DOM writes."""
     timings: dict[str, float | None] = field(default_factory=dict)
+    """Seconds: ``load_s`` (page start to ``setup()``), ``setup_s``, ``draw_s`` (end of
+    ``setup()`` to the first frame painted), ``sketch_s`` (both), ``gpu_s`` (waiting for the
+    GPU queue), ``capture_s`` (reading the PNG) and ``total_s`` (wall clock, from Python)."""
     seed: int = 0
     backend: str = ""
     """The WebGL renderer string the browser reported at start-up."""

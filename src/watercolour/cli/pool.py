@@ -1,0 +1,138 @@
+"""``watercolour pool build --out DIR [--size N] [--seed S]`` and
+``watercolour pool info PATH [--json]``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
+    p = verbs.add_parser(
+        name,
+        help="build, inspect and share reference pools",
+        description="Reference pools: the paintings the pairwise judge compares against.",
+    )
+    sub = p.add_subparsers(dest="pool_command", metavar="COMMAND", required=True)
+
+    b = sub.add_parser(
+        "build",
+        help="build (or resume) a pool",
+        description="Build a pool: painters x refinement rounds, rendered, critiqued, tiered. "
+        "By default the starter pool, offline: the procedural painter, the offline critic and "
+        "a synthetic tier rule. Rerunning over the same --out resumes where it stopped.",
+    )
+    b.add_argument("--out", type=Path, required=True, help="output folder (resumed if present)")
+    b.add_argument("--size", type=int, default=24, help="paintings to make (default 24)")
+    b.add_argument("--seed", type=int, default=0, help="seed of the whole build (default 0)")
+    b.add_argument("--rounds", type=int, default=3, help="refinement rounds (default 3)")
+    b.add_argument("--canvas", type=int, default=512, help="canvas side in pixels (512)")
+    b.add_argument("--negatives", type=int, default=1,
+                   help="negatives per kind for the gates and the judge (default 1; 0: none)")
+    b.add_argument("--subject", action="append", dest="subjects", metavar="PHRASE",
+                   help="a subject, e.g. 'a peach hibiscus' (repeat for several; default: "
+                   "the starter mix of flowers)")
+    b.add_argument("--workers", type=int, default=1, help="browsers rendering in parallel")
+    b.add_argument("--concurrency", type=int, default=2, help="paintings in flight at once")
+    b.add_argument("--deadline", type=float, default=60.0, help="seconds per render")
+    b.add_argument("--painter", action="append", dest="painters", metavar="MODEL",
+                   help="a model id served by --base-url (repeat for several; default: the "
+                   "procedural painter). 'default' means the four default painter models")
+    b.add_argument("--base-url", default=None,
+                   help="OpenAI-compatible endpoint for --painter and --critic (default: "
+                   "Inference Providers' router, with HF_TOKEN)")
+    b.add_argument("--critic", default=None, metavar="MODEL",
+                   help="a vision model id for the critic (default: the offline critic)")
+    b.add_argument("--vision", action="store_true",
+                   help="the painters are vision models: show them the reference and renders")
+    b.add_argument("--reference", default=None,
+                   help="reference photo (file or URL) for model painters")
+    b.add_argument("--json", action="store_true", help="print the build summary as JSON")
+    b.add_argument("--quiet", action="store_true", help="no progress bar")
+    b.set_defaults(run=run_build)
+
+    i = sub.add_parser(
+        "info",
+        help="describe a pool",
+        description="Rows, counts per tier, subjects and paint statistics of a pool: a pool "
+        "folder, a build folder, a save_to_disk folder, or a Hub dataset id.",
+    )
+    i.add_argument("path", help="a folder or a Hub dataset id (owner/name)")
+    i.add_argument("--revision", default=None, help="Hub revision (branch, tag or commit)")
+    i.add_argument("--no-check", action="store_true", help="skip validation")
+    i.add_argument("--json", action="store_true", help="print an object with rows, tiers, ...")
+    i.set_defaults(run=run_info)
+
+    p.set_defaults(run=lambda args: p.print_help() or 2)
+
+
+def run_build(args: argparse.Namespace) -> int:
+    from watercolour.pool.build import BuildConfig, build_pool
+
+    if args.size < 1 or args.rounds < 1:
+        raise ValueError("--size and --rounds must be at least 1")
+    painters = None
+    critic = None
+    if args.painters:
+        from watercolour.pool.painters import DEFAULT_PAINTER_MODELS, model_painters
+
+        models: list[str] = []
+        for m in args.painters:
+            models.extend(DEFAULT_PAINTER_MODELS if m == "default" else [m])
+        painters = model_painters(models, base_url=args.base_url, vision=args.vision)
+    if args.critic:
+        from watercolour.pool.chat import HF_ROUTER, ChatClient
+        from watercolour.pool.critic import OpenAICritic
+
+        critic = OpenAICritic(ChatClient(args.base_url or HF_ROUTER, model=args.critic))
+    config = BuildConfig(
+        out=str(args.out), size=args.size, rounds=args.rounds, seed=args.seed,
+        canvas=args.canvas, subjects=args.subjects, negatives=args.negatives,
+        concurrency=args.concurrency, render_workers=args.workers,
+        render_deadline_s=args.deadline, reference=args.reference, progress=not args.quiet,
+    )
+    result = build_pool(config, painters=painters, critic=critic)
+    if args.json:
+        print(json.dumps(result.summary, indent=2))
+    else:
+        s = result.summary
+        print(f"pool: {result.pool_rows} paintings (love {result.tiers['love']}, okay "
+              f"{result.tiers['okay']}) -> {result.out / 'pool'}")
+        print(f"log: {result.generations} generations ({result.new_generations} new, "
+              f"{s['render_cache_hits']} renders reused) in {result.seconds:.1f} s; "
+              f"mean score by round {s['score_by_round']}")
+        if result.unavailable:
+            print(f"unavailable after retries: {len(result.unavailable)} (rerun to retry)",
+                  file=sys.stderr)
+    return 0 if not result.unavailable else 3
+
+
+def run_info(args: argparse.Namespace) -> int:
+    from watercolour.pool.dataset import load_pool, pool_stats
+
+    dataset = load_pool(args.path, revision=args.revision, check=not args.no_check)
+    stats = pool_stats(dataset)
+    stats["source"] = args.path
+    if args.json:
+        print(json.dumps(stats, indent=2))
+        return 0
+    tiers = ", ".join(f"{t} {n}" for t, n in stats["tiers"].items())
+    print(f"{args.path}: {stats['rows']} paintings ({tiers})")
+    if stats["subjects"]:
+        print("subjects: " + ", ".join(f"{s} {n}" for s, n in stats["subjects"].items()))
+    if stats["painters"]:
+        print("painters: " + ", ".join(f"{s} {n}" for s, n in stats["painters"].items()))
+    if stats["rated_by"]:
+        print("rated by: " + ", ".join(f"{s} {n}" for s, n in stats["rated_by"].items()))
+    paint = stats["paint_fraction"]
+    if paint:
+        print(f"paint: mean {paint['mean']:.3f}, median {paint['median']:.3f}, "
+              f"range {paint['min']:.3f}-{paint['max']:.3f}")
+        for tier, p in stats["paint_fraction_by_tier"].items():
+            if p:
+                print(f"  {tier}: mean {p['mean']:.3f}")
+    if stats["n_shapes"]:
+        print(f"shapes: mean {stats['n_shapes']['mean']:.1f}")
+    return 0
