@@ -1,0 +1,210 @@
+"""Calibrate the gate's image floors on measured renders.
+
+Renders a fixed set of 512 x 512 sketches (the prompt's canvas) that the gate must reject —
+blank and near-blank canvases, a lone dot, flat and textured flood fills, a flat and a textured
+dark slick, a noise storm — and honest ones it must admit — a single small wash, a few washes,
+full-canvas washes with shapes on them, confetti, and the shipped examples. For each it records
+the three image measures (paint fraction, shape edges, speck fraction) and the gate's verdict,
+then the margins between the two groups for each threshold. Writes
+``benchmarks/results/gate-calibration.json``.
+
+    python benchmarks/gate_calibration.py [--seed 0] [--out FILE.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from watercolour.examples import load_examples
+from watercolour.gates import Floors, check
+from watercolour.gates import image as gate_image
+from watercolour.io import write_json_atomic
+from watercolour.render import Renderer, versions
+from watercolour.render.paint import PAPER_TOLERANCE
+
+RESULTS = Path(__file__).resolve().parent / "results"
+HEAD = """function setup() {
+  createCanvas(512, 512, WEBGL);
+  background('#f6f0e4');
+  brush.noStroke();
+}
+"""
+
+
+def _draw(body: str, head: str = HEAD) -> str:
+    return head + "function draw() {\n" + body + "\n  noLoop();\n}\n"
+
+
+SQUARE = """brush.beginShape(0);
+    brush.vertex(-300, -300); brush.vertex(300, -300);
+    brush.vertex(300, 300); brush.vertex(-300, 300);
+    brush.endShape(CLOSE);"""
+
+# name -> (sketch, expected violation or None when it must be admitted, what it shows)
+CASES: dict[str, tuple[str, str | None, str]] = {
+    "blank": (_draw("  brush.fill('#ee9a72', 150);\n  brush.circle(1000, 1000, 20);"),
+              "blank_canvas", "paper only: the one wash lies off the canvas"),
+    "near_blank": (_draw("  brush.fillBleed(0.2); brush.fill('#efe8dc', 20);\n"
+                         "  brush.circle(0, 0, 200);"), "blank_canvas",
+                   "one large wash almost the colour of the paper, at opacity 20"),
+    "lone_dot": (_draw("  brush.fillBleed(0.1); brush.fill('#b8323a', 200);\n"
+                       "  brush.circle(40, -30, 6);"), "blank_canvas", "one 6 px dot"),
+    "flood_flat": (_draw("  brush.fill('#e07a5f', 255); brush.circle(0, 0, 3);",
+                         head=HEAD.replace("'#f6f0e4'", "'#e07a5f'")), "blank_canvas",
+                   "a flat flood (background) with a dot of the same colour: the flood "
+                   "becomes the 'paper', so paint reads 0"),
+    "dark_slick_flat": (_draw("  brush.fill('#b8323a', 200); brush.circle(0, 0, 4);",
+                              head=HEAD.replace("'#f6f0e4'", "'#15100c'")), "blank_canvas",
+                        "a flat near-black canvas with one dot"),
+    "flood_textured": (_draw("  brush.fillBleed(0.1); brush.fillTexture(0.4, 0.3);\n"
+                             "  brush.fill('#e07a5f', 255);\n  " + SQUARE), "shapeless",
+                       "one opaque textured wash over the whole canvas"),
+    "dark_slick_textured": (_draw("  for (let k = 0; k < 3; k++) {\n"
+                                  "    brush.fillBleed(0.1); brush.fillTexture(0.2, 0.1);\n"
+                                  "    brush.fill('#15100c', 255);\n    " + SQUARE + "\n  }"),
+                            "shapeless", "three opaque near-black washes over everything"),
+    "pale_flood": (_draw("  brush.fillBleed(0.2); brush.fillTexture(0.5, 0.3);\n"
+                         "  brush.fill('#c9b08e', 110);\n  " + SQUARE), "shapeless",
+                   "one pale wash over the whole canvas, nothing on it"),
+    "palest_flood": (_draw("  brush.fillBleed(0.2); brush.fillTexture(0.5, 0.3);\n"
+                           "  brush.fill('#d9c3a5', 90);\n  " + SQUARE), None,
+                     "LIMIT: a flood so pale that 97% of it matches one colour reads as faint "
+                     "marks and is admitted (the judge sees a near-blank canvas)"),
+    "noise_storm": (_draw("  brush.fillBleed(0); brush.fillTexture(0, 0);\n"
+                          "  for (let i = 0; i < 1200; i++) {\n"
+                          "    brush.fill(color(random(255), random(255), random(255)), 255);\n"
+                          "    brush.circle(random(-256, 256), random(-256, 256), random(2, 4));\n"
+                          "  }"), "noise_storm", "1200 specks of random colour"),
+    "one_small_wash": (_draw("  brush.fillBleed(0.3); brush.fillTexture(0.5, 0.4);\n"
+                             "  brush.fill('#ee9a72', 150);\n  brush.circle(0, 0, 30);"), None,
+                       "a single small wash (radius 30) on paper"),
+    "few_washes": (_draw("  const cols = ['#f4b891', '#ee9a72', '#8fb26b', '#b8323a'];\n"
+                         "  for (let i = 0; i < 5; i++) {\n"
+                         "    brush.fillBleed(0.3); brush.fillTexture(0.5, 0.4);\n"
+                         "    brush.fill(cols[i % 4], 140);\n"
+                         "    brush.circle(random(-150, 150), random(-150, 150), random(40, 90));\n"
+                         "  }"), None, "a real sketch with five washes"),
+    "full_wash_flower": (_draw("  brush.fillBleed(0.2); brush.fillTexture(0.5, 0.3);\n"
+                               "  brush.fill('#a9c6d9', 120);\n"
+                               "  brush.rect(-300, -300, 600, 600);\n"
+                               "  const cols = ['#f4b891', '#ee9a72', '#b8323a'];\n"
+                               "  for (let i = 0; i < 5; i++) {\n    const a = i * TWO_PI / 5;\n"
+                               "    brush.fillBleed(0.3); brush.fill(cols[i % 3], 160);\n"
+                               "    brush.circle(70 * cos(a), 70 * sin(a), 60);\n  }\n"
+                               "  brush.fill('#4d7a3e', 150); brush.circle(0, 0, 25);"), None,
+                         "a sky wash over the canvas, then a flower"),
+    "mono_full_wash": (_draw("  brush.fillBleed(0.2); brush.fillTexture(0.5, 0.3);\n"
+                             "  brush.fill('#8fb0d0', 120);\n  brush.rect(-300, -300, 600, 600);\n"
+                             "  brush.fill('#2f5a8a', 170);\n"
+                             "  brush.circle(-80, -40, 70); brush.circle(90, 60, 50);"), None,
+                       "a blue wash over the canvas with darker blue shapes (one hue)"),
+    "confetti": (_draw("  brush.fillBleed(0.1);\n  for (let i = 0; i < 200; i++) {\n"
+                       "    brush.fill(color(random(255), random(255), random(255)), 200);\n"
+                       "    brush.circle(random(-256, 256), random(-256, 256), random(6, 14));\n"
+                       "  }"), None, "200 round marks 12-28 px wide: shapes, however crude"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--deadline", type=float, default=90.0)
+    parser.add_argument("--out", type=Path, default=RESULTS / "gate-calibration.json")
+    args = parser.parse_args(argv)
+
+    cases = dict(CASES)
+    for name, code in load_examples().items():
+        cases[f"example:{name}"] = (code, None, "a shipped example sketch")
+    floors = Floors()
+    rows = []
+    with Renderer(workers=1, deadline_s=args.deadline) as renderer:
+        backend = renderer.backend
+        for name, (code, want, what) in cases.items():
+            verdict = check(code, renderer, seed=args.seed)
+            image = verdict.image
+            row = {
+                "name": name,
+                "what": what,
+                "expected": want or "admitted",
+                "violations": verdict.violations,
+                "as_expected": (verdict.violations == [want]) if want else verdict.passed,
+                "paint_fraction": image.paint_fraction if image else None,
+                "shape_edges": image.shape_edges if image else None,
+                "speck_fraction": image.speck_fraction if image else None,
+                "paper": list(image.paper) if image else None,
+                "n_shapes": verdict.n_shapes,
+                "seconds": round(verdict.render.timings.get("total_s") or 0.0, 2)
+                if verdict.render else None,
+            }
+            rows.append(row)
+            print(f"{name:28s} paint {row['paint_fraction'] or 0:.4f}  edges "
+                  f"{row['shape_edges'] or 0:.4f}  specks {row['speck_fraction'] or 0:.3f}  "
+                  f"{','.join(verdict.violations) or 'admitted':14s} "
+                  f"{'ok' if row['as_expected'] else 'UNEXPECTED'}", flush=True)
+
+    admitted = [r for r in rows if r["expected"] == "admitted" and r["paint_fraction"] is not None]
+    covered = [r for r in admitted if r["paint_fraction"] >= floors.flood_coverage]
+
+    def extreme(group, key, fn):
+        values = [r[key] for r in group if r[key] is not None]
+        return fn(values) if values else None
+
+    def of(violation):
+        return [r for r in rows if r["expected"] == violation]
+
+    margins = {
+        "paint_fraction": {
+            "floor": floors.paint_floor,
+            "highest_rejected_as_blank": extreme(of("blank_canvas"), "paint_fraction", max),
+            "lowest_admitted": extreme(admitted, "paint_fraction", min),
+        },
+        "speck_fraction": {
+            "ceiling": floors.speck_ceiling,
+            "lowest_noise_storm": extreme(of("noise_storm"), "speck_fraction", min),
+            "highest_admitted": extreme(admitted, "speck_fraction", max),
+        },
+        "shape_edges": {
+            "floor": floors.edge_floor,
+            "applies_from_paint_fraction": floors.flood_coverage,
+            "highest_shapeless": extreme(of("shapeless"), "shape_edges", max),
+            "lowest_admitted_covered_canvas": extreme(covered, "shape_edges", min),
+            "lowest_admitted_any": extreme(admitted, "shape_edges", min),
+        },
+    }
+    data = {
+        "written_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "seed": args.seed,
+        "canvas": "512x512",
+        "versions": versions(),
+        "backend": backend,
+        "floors": asdict(floors),
+        "measures": {
+            "paint_fraction": "share of pixels differing from the most common colour by more "
+                              f"than {PAPER_TOLERANCE} in some channel",
+            "shape_edges": f"share of {gate_image.EDGE_CELL}-px cells differing by more than "
+                           f"{gate_image.EDGE_STEP} (any channel) from the cell "
+                           f"{gate_image.EDGE_OFFSET * gate_image.EDGE_CELL} px away",
+            "speck_fraction": "share of the paint in 8-connected marks that fit in a "
+                              f"{gate_image.SPECK_SIZE} px box",
+        },
+        "rules": [
+            "blank_canvas: paint_fraction < paint_floor",
+            "noise_storm: speck_fraction > speck_ceiling",
+            "shapeless: paint_fraction >= flood_coverage and shape_edges < edge_floor",
+            "rules apply in this order; the first that holds names the violation",
+        ],
+        "cases": rows,
+        "margins": margins,
+        "all_as_expected": all(r["as_expected"] for r in rows),
+    }
+    write_json_atomic(args.out, data)
+    print(f"wrote {args.out}; all as expected: {data['all_as_expected']}")
+    return 0 if data["all_as_expected"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

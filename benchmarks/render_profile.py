@@ -1,0 +1,119 @@
+"""Where a render's time goes once the browser flags are right.
+
+Three questions, one run, on the shipped example sketches:
+1. page reuse: one page navigated per sketch vs a new context and page per sketch;
+2. canvas size: the same sketches at 256, 512, 768 and 1024 pixels (``pixelDensity``);
+3. what p5.brush spends its JavaScript time on (V8's sampling profiler, self time).
+
+Prints a summary and writes ``benchmarks/results/render-profile-<date>.json``.
+
+    python benchmarks/render_profile.py [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import datetime as dt
+import re
+import statistics
+import sys
+from pathlib import Path
+
+from playwright.async_api import async_playwright
+
+from watercolour.examples import load_examples
+from watercolour.io import write_json_atomic
+from watercolour.render import RenderConfig, Renderer
+from watercolour.render.worker import BrowserWorker
+
+RESULTS = Path(__file__).resolve().parent / "results"
+SIZES = (256, 512, 768, 1024)
+CANVAS = re.compile(r"createCanvas\(\s*512\s*,\s*512\s*,\s*WEBGL\s*\)\s*;?")
+
+
+def at_size(code: str, size: int) -> str:
+    """The sketch drawn at ``size`` pixels: same picture, more pixels (p5's pixel density)."""
+    return CANVAS.sub(f"createCanvas(512, 512, WEBGL); pixelDensity({size / 512});", code, 1)
+
+
+def median_seconds(renderer: Renderer, codes: list[str], repeats: int) -> dict:
+    totals, sketch = [], []
+    for _ in range(repeats):
+        for code in codes:
+            result = renderer.render(code, seed=0)
+            if not result.ok:
+                raise RuntimeError(f"render failed: {result.error or result.infra_error}")
+            totals.append(result.timings["total_s"])
+            sketch.append(result.timings.get("sketch_s") or 0.0)
+    return {"median_total_s": round(statistics.median(totals), 3),
+            "median_sketch_s": round(statistics.median(sketch), 3), "renders": len(totals)}
+
+
+async def profile(codes: list[str]) -> list[dict]:
+    """Self time per function over one render of each sketch, from V8's sampling profiler."""
+    by_function: collections.Counter[str] = collections.Counter()
+    async with async_playwright() as pw:
+        worker = BrowserWorker(pw, RenderConfig(), "llvmpipe", 0)
+        await worker.start()
+        await worker.render(codes[0], 0)  # open the page
+        cdp = worker._cdp
+        await cdp.send("Profiler.enable")
+        await cdp.send("Profiler.setSamplingInterval", {"interval": 200})
+        await cdp.send("Profiler.start")
+        for code in codes:
+            await worker.render(code, 0)
+        nodes = (await cdp.send("Profiler.stop"))["profile"]["nodes"]
+        await worker.close()
+    for node in nodes:
+        frame = node["callFrame"]
+        library = frame["url"].rsplit("/", 1)[-1] or "(native)"
+        by_function[f"{frame['functionName'] or '(anonymous)'} [{library}]"] += node.get(
+            "hitCount", 0)
+    total = sum(by_function.values()) or 1
+    return [{"function": name, "share": round(hits / total, 4)}
+            for name, hits in by_function.most_common(15)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args(argv)
+    codes = list(load_examples().values())
+    report: dict = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+
+    reuse = {}
+    for label, reuse_page in (("reuse_page", True), ("new_context_per_render", False)):
+        with Renderer(RenderConfig.from_env(reuse_page=reuse_page)) as renderer:
+            reuse[label] = median_seconds(renderer, codes, args.repeats)
+        print(f"{label:24s} {reuse[label]}", flush=True)
+    reuse["speedup"] = round(reuse["new_context_per_render"]["median_total_s"]
+                             / reuse["reuse_page"]["median_total_s"], 3)
+    report["page_reuse"] = reuse
+
+    sizes = {}
+    with Renderer(RenderConfig.from_env()) as renderer:
+        for size in SIZES:
+            sizes[str(size)] = median_seconds(
+                renderer, [at_size(c, size) for c in codes], max(1, args.repeats - 1))
+            print(f"{size:5d} px {sizes[str(size)]}", flush=True)
+    base = sizes["512"]["median_sketch_s"]
+    for entry in sizes.values():
+        entry["sketch_time_vs_512"] = round(entry["median_sketch_s"] / base, 3)
+    report["canvas_size"] = sizes
+
+    report["profile_self_time"] = asyncio.run(profile(codes))
+    for row in report["profile_self_time"]:
+        print(f"{100 * row['share']:5.1f}%  {row['function']}")
+
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = args.out or RESULTS / f"render-profile-{stamp}.json"
+    write_json_atomic(out, report)
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
