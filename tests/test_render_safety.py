@@ -14,6 +14,8 @@ from watercolour.render.browser import kill_marked
 
 pytestmark = pytest.mark.browser
 
+HANG_DEADLINE_S = 4.0
+"""Per-render deadline for sketches that are meant to hang (the next render gets the default)."""
 OK_SKETCH = "function setup(){ createCanvas(64,64,WEBGL); background(20,120,200); }"
 
 
@@ -91,42 +93,42 @@ def test_navigation_away_is_blocked(renderer, loopback_server):
     ],
     ids=["setup", "draw", "top-level", "never-resolves"],
 )
-def test_endless_sketch_times_out_and_next_render_works(strict_renderer, sketch):
+def test_endless_sketch_times_out_and_next_render_works(renderer, sketch):
     t0 = time.perf_counter()
-    result = strict_renderer.render(sketch)
+    result = renderer.render(sketch, deadline_s=HANG_DEADLINE_S)
     elapsed = time.perf_counter() - t0
     assert result.timed_out and result.infra_error is None, result.to_dict()
-    assert elapsed < strict_renderer.config.deadline_s + 5
-    after = strict_renderer.render(OK_SKETCH)
+    assert elapsed < HANG_DEADLINE_S + 5
+    after = renderer.render(OK_SKETCH)
     assert after.ok, after.to_dict()
 
 
-def test_busy_worker_thread_does_not_block_the_render(strict_renderer):
+def test_busy_worker_thread_does_not_block_the_render(renderer):
     sketch = """
     const w = new Worker(URL.createObjectURL(new Blob(['while(true){}'], {type: 'text/javascript'})));
     function setup(){ createCanvas(64,64,WEBGL); background(20,120,200); }"""
-    result = strict_renderer.render(sketch)
+    result = renderer.render(sketch, deadline_s=HANG_DEADLINE_S)
     assert result.png is not None and not result.timed_out, result.to_dict()
-    assert strict_renderer.render(OK_SKETCH).ok
+    assert renderer.render(OK_SKETCH).ok
 
 
-def test_busy_loop_after_first_frame_times_out(strict_renderer):
+def test_busy_loop_after_first_frame_times_out(renderer):
     sketch = """
     function setup(){ createCanvas(64,64,WEBGL); background(0);
       setTimeout(() => { while(true){} }, 0); }"""
-    result = strict_renderer.render(sketch)
+    result = renderer.render(sketch, deadline_s=HANG_DEADLINE_S)
     assert result.timed_out or result.png is not None
-    assert strict_renderer.render(OK_SKETCH).ok
+    assert renderer.render(OK_SKETCH).ok
 
 
-def test_memory_bomb_is_reported_and_pool_heals(strict_renderer):
+def test_memory_bomb_is_reported_and_pool_heals(renderer):
     sketch = """
     function setup(){ createCanvas(64,64,WEBGL); const hoard = [];
       while (true) { hoard.push(new Array(1e6).fill(Math.random())); } }"""
-    result = strict_renderer.render(sketch)
+    result = renderer.render(sketch, deadline_s=HANG_DEADLINE_S)
     assert not result.ok and result.infra_error is None, result.to_dict()
     assert result.crashed or result.timed_out or "memory" in (result.error or "").lower()
-    assert strict_renderer.render(OK_SKETCH).ok
+    assert renderer.render(OK_SKETCH).ok
 
 
 def test_killed_browser_is_an_infrastructure_error_then_recovers():
@@ -140,7 +142,7 @@ def test_killed_browser_is_an_infrastructure_error_then_recovers():
         result = future.result(30)
         assert result.infrastructure_failure and not result.timed_out, result.to_dict()
         assert result.error is None
-        after = renderer.render(OK_SKETCH)
+        after = renderer.render(OK_SKETCH, deadline_s=60)
         assert after.ok, after.to_dict()
         assert renderer.restarts >= 1
 

@@ -152,33 +152,41 @@ class Renderer:
         """How many times a browser was replaced (after a hang, a crash or recycling)."""
         return sum(w.restarts for w in self._workers)
 
-    async def _render(self, code: str, seed: int) -> RenderResult:
+    async def _render(self, code: str, seed: int, deadline_s: float | None) -> RenderResult:
         assert self._idle is not None
         worker = await self._idle.get()
         try:
-            return await worker.render(code, seed)
+            return await worker.render(code, seed, deadline_s)
         finally:
             self._idle.put_nowait(worker)
 
-    def _submit(self, code: str, seed: int) -> concurrent.futures.Future:
+    def _submit(
+        self, code: str, seed: int, deadline_s: float | None = None
+    ) -> concurrent.futures.Future:
         if self._loop is None or self._idle is None:
             raise RuntimeError("the renderer is not started: use `with Renderer() as r:`")
         if not isinstance(code, str):
             raise TypeError(f"code must be a str, got {type(code).__name__}")
-        return asyncio.run_coroutine_threadsafe(self._render(code, int(seed)), self._loop)
+        if deadline_s is not None and deadline_s <= 0:
+            raise ValueError(f"deadline_s must be positive, got {deadline_s}")
+        return asyncio.run_coroutine_threadsafe(
+            self._render(code, int(seed), deadline_s), self._loop
+        )
 
-    def _wait_bound(self, renders: int) -> float:
-        per_render = self.config.deadline_s + 60
+    def _wait_bound(self, renders: int, deadline_s: float | None = None) -> float:
+        per_render = (deadline_s or self.config.deadline_s) + 60
         rounds = -(-renders // self.config.workers)
         return per_render * rounds
 
-    def render(self, code: str, seed: int = 0) -> RenderResult:
-        """Render one sketch and wait for it."""
-        return self._submit(code, seed).result(self._wait_bound(1))
+    def render(self, code: str, seed: int = 0, deadline_s: float | None = None) -> RenderResult:
+        """Render one sketch and wait for it (``deadline_s`` overrides the configured one)."""
+        return self._submit(code, seed, deadline_s).result(self._wait_bound(1, deadline_s))
 
-    async def render_async(self, code: str, seed: int = 0) -> RenderResult:
+    async def render_async(
+        self, code: str, seed: int = 0, deadline_s: float | None = None
+    ) -> RenderResult:
         """Render one sketch from async code (any event loop)."""
-        return await asyncio.wrap_future(self._submit(code, seed))
+        return await asyncio.wrap_future(self._submit(code, seed, deadline_s))
 
     def render_many(
         self, codes: Sequence[str], seeds: Iterable[int] | int = 0

@@ -78,6 +78,7 @@ class BrowserWorker:
         self._job: _Job | None = None
         self._renders = 0
         self._serial = 0
+        self._page_crashed = False
         self.marker = ""
         self.backend = ""
         self.restarts = 0
@@ -161,7 +162,7 @@ class BrowserWorker:
         await asyncio.wait_for(page.expose_binding(BINDING, self._on_notify), bound)
         page.on("console", self._on_console)
         page.on("pageerror", self._on_pageerror)
-        page.on("crash", lambda _: _fail(self._job, PageCrashed("the page crashed")))
+        page.on("crash", self._on_crash)
         page.on("dialog", self._on_dialog)
         page.on("popup", self._on_popup)
         self._cdp = await asyncio.wait_for(context.new_cdp_session(page), bound)
@@ -227,6 +228,10 @@ class BrowserWorker:
         except ValueError as err:
             job.done.set_exception(err)
 
+    def _on_crash(self, _page: Page) -> None:
+        self._page_crashed = True
+        _fail(self._job, PageCrashed("the page crashed"))
+
     def _on_console(self, message: Any) -> None:
         job = self._job
         if job is not None and len(job.console) < MAX_CONSOLE:
@@ -238,15 +243,19 @@ class BrowserWorker:
             job.page_errors.append(str(error)[:1000])
 
     # ---------------------------------------------------------------- rendering
-    async def render(self, code: str, seed: int) -> RenderResult:
+    async def render(self, code: str, seed: int, deadline_s: float | None = None) -> RenderResult:
         """Render one sketch; never raises, never waits longer than the deadline plus a few s."""
+        deadline_s = deadline_s or self._config.deadline_s
         t0 = time.perf_counter()
         result = RenderResult(seed=seed, backend=self.backend)
         try:
             if not self.alive or self._renders >= self._config.renders_per_browser:
                 await self.restart()
                 result.backend = self.backend
+            if self._page is not None and (self._page_crashed or self._page.is_closed()):
+                await self._discard_page()
             if self._page is None:
+                self._page_crashed = False
                 await self._open_page()
         except Exception as err:
             result.infra_error = f"browser unavailable: {err}"
@@ -268,7 +277,9 @@ class BrowserWorker:
                    host=f"r{self._serial}.sketch.invalid", done=loop.create_future())
         self._job = job
         try:
-            await self._run(job, result, t0)
+            await self._run(job, result, t0, deadline_s)
+        except Exception as err:  # a Playwright/CDP failure we did not foresee
+            result.infra_error = f"render failed in the browser layer: {type(err).__name__}: {err}"
         finally:
             self._job = None
             result.console = job.console
@@ -280,16 +291,16 @@ class BrowserWorker:
                 await self.close()
         return result
 
-    async def _run(self, job: _Job, result: RenderResult, t0: float) -> None:
+    async def _run(self, job: _Job, result: RenderResult, t0: float, deadline_s: float) -> None:
         assert self._page is not None
-        deadline = t0 + self._config.deadline_s
+        deadline = t0 + deadline_s
         navigation = asyncio.ensure_future(self._page.goto(job.url, wait_until="commit"))
         try:
             payload = await asyncio.wait_for(job.done, max(0.1, deadline - time.perf_counter()))
         except asyncio.TimeoutError:
             result.timed_out = True
             result.error = ("the sketch did not finish its first frame within "
-                            f"{self._config.deadline_s:g} s")
+                            f"{deadline_s:g} s")
             return
         except PageCrashed as err:
             result.crashed = True
