@@ -7,9 +7,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from watercolour.cli import book, gallery, render
+from watercolour.cli import book, gallery, gate, render
 
-VERBS = {"render": render, "gallery": gallery, "book": book}
+VERBS = {"render": render, "gallery": gallery, "gate": gate, "book": book}
 
 
 class CliError(Exception):

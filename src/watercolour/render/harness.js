@@ -193,7 +193,9 @@
         if (brushDepth === 0 && state.setupStarted !== null) {
           evidence.p5_calls[name] = (evidence.p5_calls[name] || 0) + 1;
         }
-        return call(original, this, ...args);
+        // p5's own internal draws for this call are not counted a second time.
+        brushDepth++;
+        try { return call(original, this, ...args); } finally { brushDepth--; }
       };
     }
     const push = proto.push, pop = proto.pop;

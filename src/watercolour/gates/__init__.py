@@ -1,0 +1,50 @@
+"""Gates: is this a sketch that used the watercolour library to put real paint on the canvas?
+
+>>> from watercolour.gates import check
+>>> with Renderer(workers=1) as renderer:
+...     verdict = check(reply, renderer, mode="library")
+...     verdict.passed, verdict.violations, verdict.reasons
+
+Modules, one job each: :mod:`~watercolour.gates.extract` (reply -> sketch),
+:mod:`~watercolour.gates.inventory` (static inventory from the JavaScript parser),
+:mod:`~watercolour.gates.methods` (the real p5.brush methods, the 10-method allowlist),
+:mod:`~watercolour.gates.image` (paint, shape edges, specks), :mod:`~watercolour.gates.violations`
+(the vocabulary) and :mod:`~watercolour.gates.verdict` (the decision).
+"""
+
+from watercolour.gates.extract import Extraction, extract_sketch
+from watercolour.gates.image import Floors, ImageMeasures, measure, measure_rgb
+from watercolour.gates.inventory import MAX_SKETCH_CHARS, Inventory, take_inventory
+from watercolour.gates.methods import (
+    ALLOWLIST,
+    FILLED_SHAPE_METHODS,
+    PAINTING_METHODS,
+    brush_methods,
+    bundle_exports,
+)
+from watercolour.gates.verdict import MODES, GateVerdict, assess, check
+from watercolour.gates.violations import VOCABULARY, Finding, Violation
+
+__all__ = [
+    "ALLOWLIST",
+    "FILLED_SHAPE_METHODS",
+    "MAX_SKETCH_CHARS",
+    "MODES",
+    "PAINTING_METHODS",
+    "VOCABULARY",
+    "Extraction",
+    "Finding",
+    "Floors",
+    "GateVerdict",
+    "ImageMeasures",
+    "Inventory",
+    "Violation",
+    "assess",
+    "brush_methods",
+    "bundle_exports",
+    "check",
+    "extract_sketch",
+    "measure",
+    "measure_rgb",
+    "take_inventory",
+]

@@ -1,0 +1,478 @@
+"""The static inventory of a sketch, read with a real JavaScript parser (tree-sitter).
+
+Only code counts: comments and strings are never calls (``// the centre (300, 300)`` is not a
+call, and ``brush.rect(...)`` is not p5's bare ``rect(...)``). The parser tolerates broken input,
+so a truncated or malformed sketch still gets an inventory, with its errors located.
+
+Everything found is recorded as ``name -> [line, ...]`` (1-based lines of the call sites), so a
+reason can point at the line. Static checks can be dodged (``window['ell'+'ipse']``, ``eval``):
+the render's runtime evidence is the second source the verdict uses.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from tree_sitter import Node
+
+from watercolour.gates.methods import ALLOWLIST, PAINTING_METHODS, brush_methods
+from watercolour.gates.parser import parse, text
+
+MAX_SKETCH_CHARS = 100_000
+"""Longer sketches are rejected as ``too_large`` (a reply is at most ~8k tokens, ~30 kB)."""
+
+P5_PRIMITIVES = frozenset({
+    "ellipse", "circle", "rect", "square", "line", "triangle", "quad", "arc", "point", "curve",
+    "bezier", "beginShape", "vertex", "endShape", "bezierVertex", "curveVertex",
+    "quadraticVertex", "splineVertex", "beginContour", "endContour", "image", "plane", "box",
+    "sphere", "cylinder", "cone", "ellipsoid", "torus", "model", "set", "updatePixels", "copy",
+    "blend", "filter", "createGraphics", "createImage", "createFramebuffer", "createShader",
+    "createFilterShader", "shader", "texture",
+})
+"""p5's own drawing functions (and off-screen buffers and shaders that bypass p5.brush). The
+first block matches the render harness's runtime list."""
+
+AMBIGUOUS_PRIMITIVES = frozenset({"set", "copy", "filter", "box"})
+"""Also common JavaScript method names (``Map.set``, ``Array.filter``): primitives only when
+called bare or on the global object, never as ``someObject.filter(...)``."""
+
+EXTERNAL_CALLS = frozenset({
+    "loadImage", "loadFont", "loadJSON", "loadBytes", "loadStrings", "loadTable", "loadXML",
+    "loadModel", "loadShader", "loadSound", "loadBlob", "loadFilterShader", "httpGet", "httpPost",
+    "httpDo", "fetch", "importScripts", "require", "sendBeacon", "open", "saveCanvas", "save",
+    "saveFrames",
+})
+EXTERNAL_CONSTRUCTORS = frozenset({
+    "XMLHttpRequest", "WebSocket", "EventSource", "Image", "FontFace", "Worker", "SharedWorker",
+    "Request", "BroadcastChannel", "RTCPeerConnection", "webkitRTCPeerConnection", "Audio",
+})
+NAVIGATION_CALLS = frozenset({"assign", "replace", "reload"})
+DOM_CREATORS = frozenset({
+    "createDiv", "createP", "createSpan", "createElement", "createImg", "createA",
+    "createButton", "createInput", "createSelect", "createCheckbox", "createRadio",
+    "createSlider", "createVideo", "createAudio", "createCapture", "createFileInput",
+    "createColorPicker",
+})
+DOM_METHODS = frozenset({
+    "createElement", "createElementNS", "appendChild", "insertAdjacentHTML",
+    "insertAdjacentElement", "insertAdjacentText", "replaceChildren", "insertBefore",
+    "attachShadow", "replaceWith", "showModal", "requestFullscreen",
+})
+DOM_PROPERTIES = frozenset({"innerHTML", "outerHTML", "innerText", "textContent", "outerText"})
+RAW_CANVAS_METHODS = frozenset({
+    "fillRect", "strokeRect", "drawImage", "putImageData", "drawArrays", "drawElements",
+    "drawArraysInstanced", "drawElementsInstanced", "transferFromImageBitmap",
+})
+TEXT_METHODS = frozenset({"fillText", "strokeText"})
+TIMER_CALLS = frozenset({
+    "setInterval", "setTimeout", "requestAnimationFrame", "requestIdleCallback",
+})
+TAMPER_CALLS = frozenset({
+    "defineProperty", "defineProperties", "setPrototypeOf", "__defineGetter__",
+    "__defineSetter__",
+})
+CAPTURE_PROPERTIES = frozenset({
+    "toDataURL", "toBlob", "getContext", "getImageData", "readPixels", "captureStream",
+    "transferToImageBitmap",
+})
+TAMPER_TARGET = re.compile(
+    r"prototype|\bbrush\b|\bp5\b|HTMLCanvasElement|CanvasRenderingContext|WebGL|"
+    r"\bwindow\b|\bdocument\b|\bglobalThis\b|\bcanvas\b|\bnavigator\b|\blocation\b"
+)
+GLOBAL_OBJECTS = frozenset({
+    "window", "globalThis", "self", "this", "top", "parent", "frames", "p5.instance",
+    "document.defaultView",
+})
+BRUSH_OBJECTS = frozenset({"brush", "window.brush", "globalThis.brush", "self.brush"})
+HARMLESS_P5_SETTINGS = frozenset({"disableFriendlyErrors"})
+OPENERS = {"{": "}", "(": ")", "[": "]", "${": "}"}
+CLOSERS = frozenset({"}", ")", "]"})
+
+Lines = dict[str, list[int]]
+
+
+@dataclass
+class Inventory:
+    """What a sketch contains, found without running it."""
+
+    n_chars: int = 0
+    n_lines: int = 0
+    syntax_errors: list[str] = field(default_factory=list)
+    """``"line 12: unexpected `)`"``, one per error the parser recovered from."""
+    truncated: str | None = None
+    """Why the code looks cut off (None when it does not)."""
+    has_setup: bool = False
+    has_draw: bool = False
+    async_setup: bool = False
+    canvases: list[dict[str, Any]] = field(default_factory=list)
+    """Each ``createCanvas`` call: ``line``, ``args`` (source text) and ``webgl``
+    (True / False / None when the renderer argument is not a literal)."""
+    brush_calls: Lines = field(default_factory=dict)
+    """Real p5.brush methods called as ``brush.NAME(...)``."""
+    unknown_brush_methods: Lines = field(default_factory=dict)
+    """``brush.NAME(...)`` where p5.brush has no NAME."""
+    dynamic_brush_access: list[int] = field(default_factory=list)
+    """``brush[expr]`` with a computed name: which method is called shows only at run time."""
+    p5_primitives: Lines = field(default_factory=dict)
+    raw_canvas: Lines = field(default_factory=dict)
+    text: Lines = field(default_factory=dict)
+    external: Lines = field(default_factory=dict)
+    dom: Lines = field(default_factory=dict)
+    dynamic_code: Lines = field(default_factory=dict)
+    tampering: Lines = field(default_factory=dict)
+    timers: Lines = field(default_factory=dict)
+    dynamic_access: list[int] = field(default_factory=list)
+    """``window[expr]`` / ``this[expr]`` with a computed name (obfuscation; evidence only)."""
+    brush_aliased: bool = False
+    """``brush`` is used other than as ``brush.NAME(...)`` (``const b = brush``, passed to a
+    function): some of its calls may be invisible to the static count."""
+
+    # ------------------------------------------------------------------ derived
+    @property
+    def parse_ok(self) -> bool:
+        return not self.syntax_errors
+
+    @property
+    def too_large(self) -> bool:
+        return self.n_chars > MAX_SKETCH_CHARS
+
+    @property
+    def webgl(self) -> bool | None:
+        """True when every ``createCanvas`` asks for WEBGL; False when there is none or one
+        is 2D; None when a renderer argument is not a literal."""
+        if not self.canvases:
+            return False
+        flags = [c["webgl"] for c in self.canvases]
+        if any(f is False for f in flags):
+            return False
+        return None if any(f is None for f in flags) else True
+
+    @property
+    def painting_calls(self) -> dict[str, int]:
+        return {m: len(v) for m, v in self.brush_calls.items() if m in PAINTING_METHODS}
+
+    @property
+    def outside_allowlist(self) -> list[str]:
+        return sorted(m for m in self.brush_calls if m not in ALLOWLIST)
+
+    def counts(self, category: str) -> dict[str, int]:
+        return {name: len(lines) for name, lines in getattr(self, category).items()}
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.update(parse_ok=self.parse_ok, webgl=self.webgl, painting_calls=self.painting_calls,
+                    outside_allowlist=self.outside_allowlist)
+        return data
+
+
+def take_inventory(code: str) -> Inventory:
+    """Parse ``code`` and list what it does (see :class:`Inventory`)."""
+    inv = Inventory(n_chars=len(code), n_lines=code.count("\n") + (not code.endswith("\n")))
+    tree = parse(code)
+    _Walker(inv, code).walk(tree.root_node)
+    return inv
+
+
+def _add(table: Lines, name: str, node: Node) -> None:
+    table.setdefault(name, []).append(node.start_point[0] + 1)
+
+
+def _line(node: Node) -> int:
+    return node.start_point[0] + 1
+
+
+def _literal_string(node: Node | None) -> str | None:
+    if node is not None and node.type == "string":
+        return text(node)[1:-1]
+    if node is not None and node.type == "template_string" and not any(
+            c.type == "template_substitution" for c in node.named_children):
+        return text(node)[1:-1]
+    return None
+
+
+class _Walker:
+    def __init__(self, inv: Inventory, code: str) -> None:
+        self.inv = inv
+        self.code = code
+        self.end = len(code.rstrip().encode("utf-8"))
+        self.balance: list[tuple[str, int]] = []
+        self.brush_refs = 0
+        self.own_functions: set[str] = set()
+        self.errors: list[tuple[Node, str]] = []
+
+    # ---------------------------------------------------------------- traversal
+    def walk(self, root: Node) -> None:
+        self.own_functions = _declared_functions(root)
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.is_missing:
+                self.errors.append((node, f"line {_line(node)}: missing `{node.type}`"))
+                continue
+            if node.type == "ERROR":
+                snippet = text(node).strip().splitlines()[0][:40] if text(node).strip() else ""
+                self.errors.append((node, f"line {_line(node)}: unexpected `{snippet}`"))
+            elif node.type.startswith("jsx_") and node.type in ("jsx_element",
+                                                                 "jsx_self_closing_element"):
+                self.errors.append((node, f"line {_line(node)}: HTML/JSX is not JavaScript"))
+            self.visit(node)
+            if node.child_count == 0:
+                self.token(node)
+            stack.extend(reversed(node.children))
+        self.finish()
+
+    def token(self, node: Node) -> None:
+        kind = node.type
+        if kind in OPENERS:
+            self.balance.append((kind, _line(node)))
+        elif kind in CLOSERS and self.balance and OPENERS[self.balance[-1][0]] == kind:
+            self.balance.pop()
+
+    def finish(self) -> None:
+        inv = self.inv
+        tail = [n for n, _ in self.errors if n.end_byte >= self.end]
+        if self.balance:
+            opener, line = self.balance[-1]
+            inv.truncated = (f"{len(self.balance)} bracket(s) never closed "
+                             f"(the last `{opener}` opened on line {line})")
+        elif tail:
+            inv.truncated = f"the code stops mid-statement (line {_line(tail[0])})"
+        direct = (sum(map(len, inv.brush_calls.values()))
+                  + sum(map(len, inv.unknown_brush_methods.values()))
+                  + len(inv.dynamic_brush_access))
+        inv.brush_aliased = self.brush_refs > direct
+        inv.syntax_errors = [msg for _, msg in sorted(self.errors, key=lambda e: e[0].start_byte)]
+
+    # ---------------------------------------------------------------- node kinds
+    def visit(self, node: Node) -> None:
+        kind = node.type
+        if kind == "call_expression":
+            self.call(node)
+        elif kind == "new_expression":
+            self.new(node)
+        elif kind in ("assignment_expression", "augmented_assignment_expression"):
+            self.assignment(node)
+        elif kind in ("function_declaration", "generator_function_declaration"):
+            self.declaration(node)
+        elif kind == "variable_declarator":
+            name = text(node.child_by_field_name("name"))
+            if name in ("setup", "draw"):
+                self.define(name, node.child_by_field_name("value"))
+        elif kind in ("string", "template_string"):
+            lowered = text(node).lower()
+            if "data:" in lowered:
+                _add(self.inv.external, "data: URL", node)
+            if "javascript:" in lowered:
+                _add(self.inv.external, "javascript: URL", node)
+        elif kind in ("import_statement", "export_statement"):
+            _add(self.inv.external, kind.split("_")[0], node)
+        elif kind == "identifier" and text(node) == "brush":
+            self.brush_refs += 1
+        elif kind == "identifier" and text(node) == "eval":
+            parent = node.parent
+            if parent is None or parent.type != "call_expression":
+                _add(self.inv.dynamic_code, "eval", node)
+        elif kind == "subscript_expression":
+            obj = text(node.child_by_field_name("object"))
+            index = node.child_by_field_name("index")
+            if _literal_string(index) is None and index is not None and index.type != "number":
+                if obj in BRUSH_OBJECTS:
+                    self.inv.dynamic_brush_access.append(_line(node))
+                elif obj in GLOBAL_OBJECTS:
+                    self.inv.dynamic_access.append(_line(node))
+
+    def declaration(self, node: Node) -> None:
+        name = text(node.child_by_field_name("name"))
+        if name in ("setup", "draw"):
+            self.define(name, node)
+
+    def define(self, name: str, value: Node | None) -> None:
+        if name == "setup":
+            self.inv.has_setup = True
+            if value is not None and any(c.type == "async" for c in value.children):
+                self.inv.async_setup = True
+        else:
+            self.inv.has_draw = True
+
+    # ---------------------------------------------------------------- calls
+    def call(self, node: Node) -> None:
+        fn = node.child_by_field_name("function")
+        args = node.child_by_field_name("arguments")
+        arg_nodes = args.named_children if args is not None else []
+        if fn is None:
+            return
+        if fn.type == "import":
+            _add(self.inv.external, "import()", node)
+            return
+        if fn.type == "member_expression" and text(fn.child_by_field_name("property")) in (
+                "call", "apply", "bind"):
+            target = fn.child_by_field_name("object")
+            if target is not None and target.type in ("identifier", "member_expression",
+                                                      "subscript_expression"):
+                fn = target
+                arg_nodes = arg_nodes[1:]
+        obj_text, name = self.callee(fn)
+        if name is None:
+            return
+        self.classify(node, obj_text, name, arg_nodes)
+
+    @staticmethod
+    def callee(fn: Node) -> tuple[str | None, str | None]:
+        """(object source or None for a bare call, method name or None if computed)."""
+        if fn.type == "identifier":
+            return None, text(fn)
+        if fn.type == "member_expression":
+            return text(fn.child_by_field_name("object")), text(fn.child_by_field_name("property"))
+        if fn.type == "subscript_expression":
+            literal = _literal_string(fn.child_by_field_name("index"))
+            return text(fn.child_by_field_name("object")), literal
+        return None, None
+
+    def classify(self, node: Node, obj: str | None, name: str, args: list[Node]) -> None:
+        inv = self.inv
+        bare = obj is None or obj in GLOBAL_OBJECTS or obj.endswith(".prototype")
+        if obj in BRUSH_OBJECTS:
+            known = name in brush_methods()
+            _add(inv.brush_calls if known else inv.unknown_brush_methods, name, node)
+            return
+        if bare and name == "createCanvas":
+            renderer = args[2] if len(args) > 2 else None
+            inv.canvases.append({"line": _line(node),
+                                 "args": text(node.child_by_field_name("arguments"))[:120],
+                                 "webgl": _is_webgl(renderer)})
+        for table, label in self.kinds(obj, name, bare, args):
+            _add(table, label, node)
+
+    def kinds(self, obj: str | None, name: str, bare: bool,
+              args: list[Node]) -> list[tuple[Lines, str]]:
+        """The inventory tables a call ``obj.name(args)`` belongs in (often none)."""
+        inv = self.inv
+        out: list[tuple[Lines, str]] = []
+        if obj is None and name in self.own_functions:
+            return out  # the sketch's own helper named like a p5 function: not p5's
+        drawn_text = name == "text" and (bare or len(args) >= 3)
+        if drawn_text or name in TEXT_METHODS:
+            out.append((inv.text, name))
+        elif name in RAW_CANVAS_METHODS:
+            out.append((inv.raw_canvas, name))
+        elif name in P5_PRIMITIVES and (bare or (
+                name not in AMBIGUOUS_PRIMITIVES and not _is_library_object(obj or ""))):
+            out.append((inv.p5_primitives, name))
+        if (bare and name in EXTERNAL_CALLS) or name in ("sendBeacon", "fetch"):
+            out.append((inv.external, name))
+        if obj is not None and obj.split(".")[-1] == "location" and name in NAVIGATION_CALLS:
+            out.append((inv.external, f"location.{name}"))
+        writes_document = name in ("write", "writeln") and obj == "document"
+        appends_to_page = name in ("append", "prepend") and bool(
+            re.search(r"\b(document|body|head)\b", obj or ""))
+        if (bare and name in DOM_CREATORS) or name in DOM_METHODS or writes_document \
+                or appends_to_page:
+            out.append((inv.dom, name))
+        if (bare and name in ("eval", "Function")) or name == "constructor":
+            out.append((inv.dynamic_code, name))
+        if bare and name in TIMER_CALLS:
+            out.append((inv.timers, name))
+            if args and args[0].type in ("string", "template_string"):
+                out.append((inv.dynamic_code, f"{name}(string)"))
+        if name in TAMPER_CALLS or (obj in ("Object", "Reflect") and name in ("assign", "set")):
+            target = text(args[0]) if args else ""
+            if TAMPER_TARGET.search(target):
+                out.append((inv.tampering, f"{name}({target[:40]})"))
+        return out
+
+    def new(self, node: Node) -> None:
+        ctor = node.child_by_field_name("constructor")
+        name = text(ctor).split(".")[-1] if ctor is not None else ""
+        if name == "Function":
+            _add(self.inv.dynamic_code, "new Function", node)
+        elif name in EXTERNAL_CONSTRUCTORS:
+            _add(self.inv.external, f"new {name}", node)
+        elif name == "OffscreenCanvas":
+            _add(self.inv.raw_canvas, "new OffscreenCanvas", node)
+
+    # ---------------------------------------------------------------- assignments
+    def assignment(self, node: Node) -> None:
+        inv = self.inv
+        left = node.child_by_field_name("left")
+        if left is None:
+            return
+        target = text(left)
+        last = target.split(".")[-1]
+        if left.type == "identifier":
+            if target in ("setup", "draw"):
+                self.define(target, node.child_by_field_name("right"))
+            elif target in ("brush", "p5"):
+                _add(inv.tampering, f"{target} =", node)
+            elif target == "location":
+                _add(inv.external, "location =", node)
+            return
+        if left.type == "subscript_expression":
+            obj = text(left.child_by_field_name("object"))
+            if obj == "pixels" or obj.endswith(".pixels"):
+                _add(inv.p5_primitives, "pixels[]", node)
+            elif obj in BRUSH_OBJECTS or obj.endswith(".prototype") or obj in ("p5",):
+                _add(inv.tampering, f"{obj}[...] =", node)
+            return
+        if left.type != "member_expression":
+            return
+        obj = text(left.child_by_field_name("object"))
+        if obj in GLOBAL_OBJECTS and last in ("setup", "draw"):
+            self.define(last, node.child_by_field_name("right"))
+        elif _tampers(target, obj, last):
+            _add(inv.tampering, f"{target} =", node)
+        elif last == "location" or obj.split(".")[-1] == "location":
+            _add(inv.external, f"{target} =", node)
+        elif last in ("src", "srcset", "href"):
+            _add(inv.external, f".{last} =", node)
+        elif last in DOM_PROPERTIES:
+            _add(inv.dom, f".{last} =", node)
+
+
+def _declared_functions(root: Node) -> set[str]:
+    """Names the sketch defines as functions itself (``function circle() {}``,
+    ``const line = () => ...``)."""
+    names: set[str] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in ("function_declaration", "generator_function_declaration"):
+            names.add(text(node.child_by_field_name("name")))
+        elif node.type == "variable_declarator":
+            value = node.child_by_field_name("value")
+            if value is not None and value.type in ("function_expression", "arrow_function",
+                                                    "function"):
+                names.add(text(node.child_by_field_name("name")))
+        stack.extend(node.named_children)
+    return names
+
+
+def _tampers(target: str, obj: str, last: str) -> bool:
+    """Does assigning to ``target`` (= ``obj.last``) redefine library or browser internals?"""
+    globals_ = {f"{g}.{lib}" for g in GLOBAL_OBJECTS for lib in ("brush", "p5")}
+    return (
+        ".prototype" in target or target.startswith("prototype")
+        or obj in BRUSH_OBJECTS or target in globals_
+        or (obj == "p5" and last not in HARMLESS_P5_SETTINGS)
+        or last in CAPTURE_PROPERTIES
+    )
+
+
+def _is_library_object(obj: str) -> bool:
+    """Objects whose methods share a p5 primitive's name without being one (Math.*)."""
+    return obj in ("Math", "Object", "Array", "JSON", "Number", "String", "console")
+
+
+def _is_webgl(node: Node | None) -> bool | None:
+    if node is None:
+        return False
+    source = text(node).strip()
+    literal = _literal_string(node)
+    if literal is not None:
+        return literal.lower() == "webgl"
+    if source == "WEBGL" or source.endswith(".WEBGL"):
+        return True
+    if source in ("P2D", "WEBGPU") or source.endswith((".P2D", ".WEBGPU")):
+        return False
+    return None
