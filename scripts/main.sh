@@ -6,5 +6,8 @@ cd "$(dirname "$0")/.."
 bash scripts/install.sh book,dev,train
 export PATH="$PWD/.venv/bin:$PATH"
 watercolour gallery --out runs/main/gallery
+# The starter pool (procedural painter, offline critic, synthetic tiers); resumes if present.
+watercolour pool build --out runs/main/pool --size "${WATERCOLOUR_POOL_SIZE:-96}"
+watercolour pool info runs/main/pool
 watercolour book build
-echo "main: gallery at runs/main/gallery/index.html, book at _build/html/index.html"
+echo "main: gallery runs/main/gallery/index.html, pool runs/main/pool, book _build/html/index.html"

@@ -149,6 +149,7 @@ SMALL_PARAMETERS = {
     "01_the_medium.md": (r"(?m)^n_examples = \d+", "n_examples = 2"),
     "03_environment_and_gates.md": (
         r"(?m)^only = \[\]", 'only = ["ok_setup_only.js", "bare_primitives.js"]'),
+    "04_building_the_pool.md": (r"(?m)^n_paintings = \d+", "n_paintings = 3"),
 }
 """Per chapter, the one parameter line the build test shrinks so the build stays short."""
 

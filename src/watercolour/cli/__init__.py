@@ -7,9 +7,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from watercolour.cli import book, gallery, gate, render
+from watercolour.cli import book, gallery, gate, pool, render
 
-VERBS = {"render": render, "gallery": gallery, "gate": gate, "book": book}
+VERBS = {"render": render, "gallery": gallery, "gate": gate, "pool": pool, "book": book}
 
 
 class CliError(Exception):

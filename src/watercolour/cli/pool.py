@@ -65,8 +65,6 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
     i.add_argument("--json", action="store_true", help="print an object with rows, tiers, ...")
     i.set_defaults(run=run_info)
 
-    p.set_defaults(run=lambda args: p.print_help() or 2)
-
 
 def run_build(args: argparse.Namespace) -> int:
     from watercolour.pool.build import BuildConfig, build_pool

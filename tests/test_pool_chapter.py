@@ -1,0 +1,49 @@
+"""The chapter "Building the pool" runs with small parameters and writes its results."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from watercolour import notebooks
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTER = ROOT / "notebooks" / "04_building_the_pool.md"
+
+
+def test_the_chapter_declares_its_parameters():
+    assert set(notebooks.notebook_parameters(CHAPTER)) == {
+        "n_paintings", "rounds", "canvas", "seed", "n_grid", "out_dir", "painter_models",
+        "critic_model", "base_url", "reference"}
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_the_chapter_builds_a_pool_and_rates_it(tmp_path):
+    results = tmp_path / "pool"
+    params = {"n_paintings": 4, "rounds": 2, "canvas": 160, "n_grid": 2,
+              "out_dir": str(results)}
+    executed = notebooks.run_notebook(CHAPTER, tmp_path / "executed", params, timeout=600)
+    summary = json.loads((results / "pool.json").read_text())
+    assert summary["generations"] == 4 * 2 + 6  # paintings x rounds + one negative per kind
+    assert set(summary["score_by_round"]) == {"1", "2"}
+    pool = summary["pool"]
+    assert pool["rows"] == pool["tiers"]["love"] + pool["tiers"]["okay"] >= 2
+    assert pool["tiers"]["love"] >= 1 and pool["tiers"]["okay"] >= 1
+    assert summary["rating"]["rated"] == 4 and summary["rating"]["items"] == 4
+    assert (results / "build" / "ratings.jsonl").is_file()
+    nb = json.loads(executed.read_text())
+    images = [o for c in nb["cells"] for o in c.get("outputs", [])
+              if "image/png" in o.get("data", {})]
+    assert len(images) >= 2
+    widgets = [o for c in nb["cells"] for o in c.get("outputs", [])
+               if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+    assert widgets  # the rating widget and the summary view
+
+    # running it again is a resume: nothing new is generated
+    notebooks.run_notebook(CHAPTER, tmp_path / "executed2", params, timeout=600)
+    again = json.loads((results / "pool.json").read_text())
+    assert again["new_generations"] == 0
+    assert again["pool"]["tiers"] == pool["tiers"]
