@@ -146,12 +146,14 @@ def test_the_medium_runs_and_writes_its_results(tmp_path):
 
 
 SMALL_PARAMETERS = {
-    "01_the_medium.md": (r"(?m)^n_examples = \d+", "n_examples = 2"),
-    "03_environment_and_gates.md": (
-        r"(?m)^only = \[\]", 'only = ["ok_setup_only.js", "bare_primitives.js"]'),
-    "04_building_the_pool.md": (r"(?m)^n_paintings = \d+", "n_paintings = 3"),
+    "01_the_medium.md": [(r"(?m)^n_examples = \d+", "n_examples = 2")],
+    "03_environment_and_gates.md": [
+        (r"(?m)^only = \[\]", 'only = ["ok_setup_only.js", "bare_primitives.js"]')],
+    "04_building_the_pool.md": [(r"(?m)^n_paintings = \d+", "n_paintings = 3")],
+    "05_reward_components.md": [(r"(?m)^n_examples = \d+", "n_examples = 2"),
+                                (r"(?m)^consistency_pairs = \d+", "consistency_pairs = 2")],
 }
-"""Per chapter, the one parameter line the build test shrinks so the build stays short."""
+"""Per chapter, the parameter lines the build test shrinks so the build stays short."""
 
 
 def _small_book(tmp_path: Path) -> Path:
@@ -162,10 +164,12 @@ def _small_book(tmp_path: Path) -> Path:
         shutil.copy(ROOT / name, book / name)
     shutil.copytree(ROOT / "book", book / "book")
     shutil.copytree(ROOT / "notebooks", book / "notebooks")
-    for name, (pattern, replacement) in SMALL_PARAMETERS.items():
+    for name, substitutions in SMALL_PARAMETERS.items():
         chapter = book / "notebooks" / name
-        text, n = re.subn(pattern, replacement, chapter.read_text())
-        assert n == 1, f"the parameters cell of {name} changed shape"
+        text = chapter.read_text()
+        for pattern, replacement in substitutions:
+            text, n = re.subn(pattern, replacement, text)
+            assert n == 1, f"the parameters cell of {name} changed shape"
         chapter.write_text(text)
     return book
 

@@ -7,9 +7,16 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from watercolour.cli import book, gallery, gate, pool, render
+from watercolour.cli import book, gallery, gate, pool, render, score
 
-VERBS = {"render": render, "gallery": gallery, "gate": gate, "pool": pool, "book": book}
+VERBS = {
+    "render": render,
+    "gallery": gallery,
+    "gate": gate,
+    "pool": pool,
+    "score": score,
+    "book": book,
+}
 
 
 class CliError(Exception):

@@ -1,0 +1,53 @@
+"""The reward: gate, length, pairwise judge vs the pool, HPSv3; mixes; ``None`` when the
+infrastructure fails.
+
+>>> from watercolour.rewards import Rewarder, RewardConfig
+>>> with Renderer(workers=1) as renderer:
+...     rewarder = Rewarder(RewardConfig.from_env(), renderer=renderer)
+...     rewarder.evaluate(reply, subject="a peach hibiscus", seed=7).to_dict()
+
+Modules, one job each: :mod:`~watercolour.rewards.length` (the ramp),
+:mod:`~watercolour.rewards.mix` (weights, presets, environment variables),
+:mod:`~watercolour.rewards.references` (the group's opponents),
+:mod:`~watercolour.rewards.judge` (the pairwise judges),
+:mod:`~watercolour.rewards.pairwise` (both orders, the win fraction),
+:mod:`~watercolour.rewards.consistency` (is the judge consistent?),
+:mod:`~watercolour.rewards.hps` (HPSv3 service and client, the offline scorer, the mapping),
+:mod:`~watercolour.rewards.evaluate` (one rollout -> total and breakdown),
+:mod:`~watercolour.rewards.trl` (TRL reward functions),
+:mod:`~watercolour.rewards.config` (``WATERCOLOUR_*`` configuration).
+"""
+
+from watercolour.rewards.config import RewardConfig
+from watercolour.rewards.consistency import consistency
+from watercolour.rewards.evaluate import Evaluation, Rewarder, RewardSetupError, combine
+from watercolour.rewards.length import length_score, length_term
+from watercolour.rewards.mix import PRESETS, Mix, MixError
+from watercolour.rewards.pairwise import JudgeResult, judge_candidate, judge_group
+from watercolour.rewards.references import (
+    ReferencePool,
+    References,
+    draw_references,
+    group_seed,
+)
+
+__all__ = [
+    "PRESETS",
+    "Evaluation",
+    "JudgeResult",
+    "Mix",
+    "MixError",
+    "ReferencePool",
+    "References",
+    "RewardConfig",
+    "RewardSetupError",
+    "Rewarder",
+    "combine",
+    "consistency",
+    "draw_references",
+    "group_seed",
+    "judge_candidate",
+    "judge_group",
+    "length_score",
+    "length_term",
+]

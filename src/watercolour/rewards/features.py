@@ -1,0 +1,120 @@
+"""Image measurements shared by the offline judge and the offline aesthetic scorer.
+
+Every picture is first brought to :data:`SIDE` x :data:`SIDE` pixels, so a 512 px rollout
+and a 256 px pool painting are measured alike. The measurements reuse
+:func:`watercolour.pool.measure.measure` (coverage, lightness, chroma, depth, tonal range,
+composition) and :func:`watercolour.gates.image.measure_rgb` (shape edges, specks), and add
+the ones a watercolour judge weighs that those do not:
+
+- ``saturation``: mean HSV saturation of the painted pixels;
+- ``hue_spread``: how many hues the painting uses (normalised entropy of a 12-bin hue
+  histogram over the coloured painted pixels, 0 one hue, 1 all twelve evenly);
+- ``softness``: edge softness / bleed: among the pixels where the luminance changes at all,
+  the share where it changes gently (a bled edge is a ramp, a hard fill a step);
+- ``texture``: paper grain and granulation: mean absolute difference between the painted
+  pixels' luminance and its 3x3 local mean;
+- ``translucency``: share of the painted pixels that stay close to the paper (light washes
+  the paper shows through).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import threading
+from collections import OrderedDict
+
+import numpy as np
+from PIL import Image
+
+from watercolour.gates.image import measure_rgb
+from watercolour.pool.measure import measure as pool_measure
+from watercolour.render.paint import decode_rgb
+
+SIDE = 256
+"""Pictures are resized to this square before measuring."""
+
+FEATURES: tuple[str, ...] = (
+    "paint_fraction", "paint_luminance", "paint_chroma", "depth", "tonal_range",
+    "centre_offset", "edge_paint", "shape_edges", "speck_fraction", "saturation",
+    "hue_spread", "softness", "texture", "translucency",
+)
+"""The measurements, in the order of :func:`feature_vector`."""
+
+_CACHE: OrderedDict[str, dict[str, float]] = OrderedDict()
+_CACHE_SIZE = 4096
+_LOCK = threading.Lock()
+
+
+def normalise(png: bytes, side: int = SIDE) -> np.ndarray:
+    """PNG -> RGB ``uint8`` array of ``side`` x ``side`` (box-filtered)."""
+    rgb = decode_rgb(png)
+    if rgb.shape[0] != side or rgb.shape[1] != side:
+        rgb = np.asarray(Image.fromarray(rgb).resize((side, side), Image.BOX))
+    return rgb
+
+
+def _png(rgb: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    Image.fromarray(rgb).save(buffer, format="PNG", compress_level=1)
+    return buffer.getvalue()
+
+
+def measure(png: bytes) -> dict[str, float]:
+    """All :data:`FEATURES` of one picture (cached by content)."""
+    key = hashlib.sha256(png).hexdigest()
+    with _LOCK:
+        if key in _CACHE:
+            _CACHE.move_to_end(key)
+            return dict(_CACHE[key])
+    rgb = normalise(png)
+    out = {k: float(v) for k, v in pool_measure(_png(rgb)).items()
+           if k not in ("width", "height")}
+    gate = measure_rgb(rgb)
+    out["shape_edges"] = gate.shape_edges
+    out["speck_fraction"] = gate.speck_fraction
+    out.update(_extra(rgb, gate.paper))
+    with _LOCK:
+        _CACHE[key] = dict(out)
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return out
+
+
+def feature_vector(png: bytes) -> np.ndarray:
+    m = measure(png)
+    return np.array([m[name] for name in FEATURES], dtype=np.float64)
+
+
+def _extra(rgb: np.ndarray, paper: tuple[int, int, int]) -> dict[str, float]:
+    f = rgb.astype(np.float32) / 255.0
+    diff = np.abs(rgb.astype(np.int16) - np.array(paper, dtype=np.int16)).max(axis=2)
+    mask = diff > 4
+    if not mask.any():
+        return {"saturation": 0.0, "hue_spread": 0.0, "softness": 0.0, "texture": 0.0,
+                "translucency": 0.0}
+    hi, lo = f.max(axis=2), f.min(axis=2)
+    chroma = hi - lo
+    saturation = np.where(hi > 0, chroma / np.maximum(hi, 1e-6), 0.0)
+    # hue of the coloured painted pixels
+    coloured = mask & (chroma > 0.08)
+    hue_spread = 0.0
+    if coloured.sum() >= 16:
+        r, g, b = f[..., 0][coloured], f[..., 1][coloured], f[..., 2][coloured]
+        hue = (np.degrees(np.arctan2(np.sqrt(3) * (g - b), 2 * r - g - b)) + 360) % 360
+        hist = np.bincount((hue // 30).astype(int) % 12, minlength=12).astype(np.float64)
+        p = hist / hist.sum()
+        p = p[p > 0]
+        hue_spread = float(-(p * np.log(p)).sum() / np.log(12))
+    lum = f @ np.array([0.299, 0.587, 0.114], dtype=np.float32)
+    gy, gx = np.gradient(lum)
+    grad = np.hypot(gx, gy)
+    moving = grad > 0.004
+    softness = float((moving & (grad < 0.04)).sum() / max(1, moving.sum()))
+    padded = np.pad(lum, 1, mode="edge")
+    local = sum(padded[dy:dy + lum.shape[0], dx:dx + lum.shape[1]]
+                for dy in range(3) for dx in range(3)) / 9.0
+    texture = float(np.abs(lum - local)[mask].mean())
+    translucency = float((diff[mask] < 0.3 * 255).mean())
+    return {"saturation": float(saturation[mask].mean()), "hue_spread": hue_spread,
+            "softness": softness, "texture": texture, "translucency": translucency}

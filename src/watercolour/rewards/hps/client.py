@@ -1,0 +1,125 @@
+"""The HPSv3 scoring service's client: plain HTTP with a timeout, bounded retries.
+
+The service (:mod:`watercolour.rewards.hps.service.app`, run in its own virtual environment)
+answers ``POST /score`` with ``{"prompt": str, "images": [base64 PNG, ...]}`` ->
+``{"scores": [{"mu": float, "sigma": float}, ...], "scorer": str, "seconds": float}`` and
+``GET /health``. Any failure (refused connection, timeout, 5xx, a body that is not that JSON,
+a wrong number of scores) after the retries raises
+:class:`~watercolour.rewards.hps.base.ScorerUnavailable`: the rollout's reward is ``None``.
+A 4xx (the request's own fault) is not retried.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from typing import Any
+
+from watercolour.rewards.hps.base import PreferenceScore, ScorerUnavailable
+from watercolour.rewards.hps.mapping import HpsMapping
+
+BATCH = 32
+"""Pictures per request (the service takes at most 64)."""
+
+
+class HpsClient:
+    """Scores renders with the HPSv3 service at ``url`` (e.g. ``http://127.0.0.1:8765``)."""
+
+    def __init__(self, url: str, *, timeout_s: float = 60.0, retries: int = 1,
+                 backoff_s: float = 1.0, mapping: HpsMapping | None = None,
+                 token: str | None = None) -> None:
+        if timeout_s <= 0 or retries < 0:
+            raise ValueError("timeout_s > 0 and retries >= 0 please")
+        self.url = url.rstrip("/")
+        self.timeout_s = timeout_s
+        self.retries = retries
+        self.backoff_s = backoff_s
+        self.mapping = mapping or HpsMapping()
+        self.token = token
+        self.name = f"hpsv3@{self.url}"
+
+    def _request(self, path: str, body: dict[str, Any] | None = None) -> Any:
+        data = json.dumps(body).encode("utf-8") if body is not None else None
+        headers = {"Accept": "application/json"}
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        request = urllib.request.Request(self.url + path, data=data, headers=headers,
+                                         method="POST" if data is not None else "GET")
+        with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+            raw = response.read()
+        return json.loads(raw)
+
+    def health(self) -> dict[str, Any]:
+        """The service's ``/health`` answer; raises :class:`ScorerUnavailable`."""
+        try:
+            return self._request("/health")
+        except Exception as err:
+            raise ScorerUnavailable(f"HPS service at {self.url}: {_describe(err, self)}") \
+                from err
+
+    def score_raw(self, pngs: Sequence[bytes], prompt: str) -> list[tuple[float, float | None]]:
+        """(mu, sigma) per picture, as the service returns them."""
+        body = {"prompt": prompt,
+                "images": [base64.b64encode(p).decode("ascii") for p in pngs]}
+        last = "no attempt"
+        for attempt in range(1, self.retries + 2):
+            try:
+                payload = self._request("/score", body)
+                return _parse(payload, len(pngs))
+            except urllib.error.HTTPError as err:
+                last = _describe(err, self)
+                if 400 <= err.code < 500 and err.code not in (408, 429):
+                    break
+            except Exception as err:  # timeouts, refused, malformed JSON
+                last = _describe(err, self)
+            if attempt <= self.retries:
+                time.sleep(self.backoff_s * 2 ** (attempt - 1))
+        raise ScorerUnavailable(f"HPS service at {self.url}: {last} (after {attempt} "
+                                f"attempt{'s' if attempt > 1 else ''})")
+
+    def score(self, pngs: Sequence[bytes], prompt: str) -> list[PreferenceScore]:
+        """Scores in order, :data:`BATCH` pictures per request."""
+        raw: list[tuple[float, float | None]] = []
+        for start in range(0, len(pngs), BATCH):
+            raw += self.score_raw(pngs[start:start + BATCH], prompt)
+        return [PreferenceScore(mu, sigma, self.mapping.unit(mu)) for mu, sigma in raw]
+
+
+def _parse(payload: Any, n: int) -> list[tuple[float, float | None]]:
+    try:
+        scores = payload["scores"]
+        if len(scores) != n:
+            raise ValueError(f"{len(scores)} scores for {n} images")
+        out = []
+        for s in scores:
+            mu = float(s["mu"])
+            sigma = None if s.get("sigma") is None else float(s["sigma"])
+            if not math.isfinite(mu):
+                raise ValueError(f"mu is {mu}")
+            out.append((mu, sigma))
+        return out
+    except (KeyError, TypeError, ValueError) as err:
+        raise ValueError(f"malformed answer ({type(err).__name__}: {err})") from err
+
+
+def _describe(err: BaseException, client: HpsClient) -> str:
+    if isinstance(err, urllib.error.HTTPError):
+        try:
+            detail = err.read().decode("utf-8", "replace")[:200]
+        except Exception:
+            detail = ""
+        return f"HTTP {err.code} {detail}".strip()
+    if isinstance(err, TimeoutError) or "timed out" in str(err):
+        return f"no answer within {client.timeout_s:g} s"
+    if isinstance(err, urllib.error.URLError):
+        return f"cannot reach it: {err.reason}"
+    if isinstance(err, json.JSONDecodeError):
+        return "the answer is not JSON"
+    return f"{type(err).__name__}: {err}"[:300]
