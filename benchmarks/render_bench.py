@@ -66,7 +66,9 @@ def summarise(results: list[RenderResult], deadline_s: float) -> dict:
             or (r.timings.get("total_s") or 0) > 3 * median
             for r in results
         ),
-        "mean_draw_s": round(statistics.mean(r.timings.get("draw_s") or 0 for r in results), 3),
+        "mean_sketch_s": round(
+            statistics.mean(r.timings.get("sketch_s") or 0 for r in results), 3),
+        "mean_load_s": round(statistics.mean(r.timings.get("load_s") or 0 for r in results), 3),
         "mean_capture_s": round(
             statistics.mean(r.timings.get("capture_s") or 0 for r in results), 3),
     }
@@ -178,6 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     ours_config = RenderConfig.from_env()
     report: dict = {
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "load_average_at_start": os.getloadavg(),
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
                     "python": sys.version.split()[0]},
         "libraries": versions(),
@@ -240,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"memory: {args.memory} renders in one browser")
         report["memory"] = run_memory(sketches, args.memory)
 
+    report["load_average_at_end"] = os.getloadavg()
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     out = args.out or RESULTS / f"render-{stamp}.json"
     write_json_atomic(out, report)

@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import collections
 import datetime as dt
+import os
 import re
 import statistics
 import sys
@@ -108,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     for row in report["profile_self_time"]:
         print(f"{100 * row['share']:5.1f}%  {row['function']}")
 
+    report["load_average_at_end"] = os.getloadavg()
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     out = args.out or RESULTS / f"render-profile-{stamp}.json"
     write_json_atomic(out, report)

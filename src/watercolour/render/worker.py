@@ -314,6 +314,7 @@ class BrowserWorker:
 
         self._apply_payload(payload, job, result)
         t_capture = time.perf_counter()
+        result.timings["until_first_frame_s"] = t_capture - t0
         try:
             capture = await asyncio.wait_for(
                 self._capture(job.nonce), max(CAPTURE_TIMEOUT_S, deadline - time.perf_counter())
@@ -334,6 +335,7 @@ class BrowserWorker:
         result.png = png
         result.width, result.height = int(capture["width"]), int(capture["height"])
         result.paint_fraction = paint_fraction(decode_rgb(png))
+        result.timings["measure_s"] = time.perf_counter() - t_capture - result.timings["capture_s"]
 
     @staticmethod
     async def _settle(navigation: asyncio.Future) -> None:
