@@ -164,6 +164,8 @@ def _small_book(tmp_path: Path) -> Path:
         shutil.copy(ROOT / name, book / name)
     shutil.copytree(ROOT / "book", book / "book")
     shutil.copytree(ROOT / "notebooks", book / "notebooks")
+    # the gates chapter shows the gate fixtures of the checkout
+    shutil.copytree(ROOT / "tests" / "fixtures", book / "tests" / "fixtures")
     for name, substitutions in SMALL_PARAMETERS.items():
         chapter = book / "notebooks" / name
         text = chapter.read_text()
