@@ -150,7 +150,9 @@ SMALL_PARAMETERS = {
     "03_environment_and_gates.md": [
         (r"(?m)^only = \[\]", 'only = ["ok_setup_only.js", "bare_primitives.js"]')],
     "04_building_the_pool.md": [(r"(?m)^n_paintings = \d+", "n_paintings = 3")],
+    # the pool chapter's 3 paintings hold 1 love: draw 1 love + 1 okay reference
     "05_reward_components.md": [(r"(?m)^n_examples = \d+", "n_examples = 2"),
+                                (r"(?m)^references = \d+", "references = 2"),
                                 (r"(?m)^consistency_pairs = \d+", "consistency_pairs = 2")],
 }
 """Per chapter, the parameter lines the build test shrinks so the build stays short."""
