@@ -33,7 +33,9 @@ class RenderResult:
     timings: dict[str, float | None] = field(default_factory=dict)
     """Seconds: ``load_s`` (page start to ``setup()``), ``setup_s``, ``draw_s`` (end of
     ``setup()`` to the first frame painted), ``sketch_s`` (both), ``gpu_s`` (waiting for the
-    GPU queue), ``capture_s`` (reading the PNG) and ``total_s`` (wall clock, from Python)."""
+    GPU queue), ``until_first_frame_s`` (Python's view: start to the first frame, navigation
+    included), ``capture_s`` (reading the PNG), ``measure_s`` (paint coverage) and ``total_s``
+    (wall clock, from Python)."""
     seed: int = 0
     backend: str = ""
     """The WebGL renderer string the browser reported at start-up."""
