@@ -5,15 +5,11 @@ procedural painter's sketches). Nothing is downloaded."""
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
+from serving import transformers_server
 
 from watercolour.pool import procedural
 from watercolour.pool.build import BuildConfig, build_pool
@@ -57,46 +53,11 @@ def build_tiny_model(folder: Path) -> Path:
     return folder
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def served_model(tmp_path_factory):
     folder = build_tiny_model(tmp_path_factory.mktemp("tiny-model"))
-    port = _free_port()
-    exe = Path(sys.executable).parent / "transformers"
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    log = open(folder / "serve.log", "w")  # noqa: SIM115 - closed in teardown
-    proc = subprocess.Popen([str(exe), "serve", str(folder), "--port", str(port),
-                             "--device", "cpu"], stdout=log, stderr=subprocess.STDOUT,
-                            env=env)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 300
-        while True:
-            if proc.poll() is not None:
-                pytest.fail("transformers serve exited: "
-                            + (folder / "serve.log").read_text()[-2000:])
-            try:
-                with urllib.request.urlopen(f"{base}/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("transformers serve did not come up within 300 s")
-            time.sleep(1)
-        yield f"{base}/v1", str(folder)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+    with transformers_server(folder, startup_timeout_s=300) as url:
+        yield f"{url}/v1", str(folder)
 
 
 def test_chat_completion_from_a_real_server(served_model):

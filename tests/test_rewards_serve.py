@@ -5,17 +5,11 @@ and the judge term is None (infrastructure), never a guess."""
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 from rewards_support import painting, pool
+from serving import transformers_server
 
 from watercolour.rewards import consistency, draw_references, judge_candidate
 from watercolour.rewards.judge.openai_judge import OpenAIJudge
@@ -80,45 +74,12 @@ def build_tiny_vlm(folder: Path) -> Path:
     return folder
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     folder = build_tiny_vlm(tmp_path_factory.mktemp("tiny-vlm"))
-    port = _free_port()
-    cli = Path(sys.executable).with_name("transformers")
-    log = open(folder / "serve.log", "w")  # noqa: SIM115
-    process = subprocess.Popen(
-        [str(cli), "serve", str(folder), "--host", "127.0.0.1", "--port", str(port),
-         "--device", "cpu", "--log-level", "warning"],
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        env={**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"})
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 240
-        while True:
-            if process.poll() is not None:
-                pytest.fail("transformers serve exited: "
-                            + (folder / "serve.log").read_text()[-2000:])
-            try:
-                with urllib.request.urlopen(url + "/health", timeout=2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail("transformers serve did not come up in 240 s")
-                time.sleep(1)
+    with transformers_server(folder, startup_timeout_s=240,
+                             extra_args=("--log-level", "warning")) as url:
         yield folder, url
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-        log.close()
 
 
 def test_nonsense_from_a_real_server_is_dropped_and_the_term_is_none(served):
