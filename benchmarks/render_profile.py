@@ -1,9 +1,15 @@
 """Where a render's time goes once the browser flags are right.
 
-Three questions, one run, on the shipped example sketches:
+Five questions, one run, on the shipped example sketches:
 1. page reuse: one page navigated per sketch vs a new context and page per sketch;
 2. canvas size: the same sketches at 256, 512, 768 and 1024 pixels (``pixelDensity``);
-3. what p5.brush spends its JavaScript time on (V8's sampling profiler, self time).
+3. what p5.brush spends its JavaScript time on (V8's sampling profiler, self time);
+4. how much of a render is p5.brush's own 2D-canvas work: the same sketches with one part of
+   it switched off (rasterising the fill masks, the mask outlines, the texture erase dots).
+   Measurement only: those pictures are wrong, which is why the paint fraction is reported;
+5. which process burns the CPU: seconds of CPU per render in Chromium's renderer (JavaScript
+   and the 2D canvas, one thread), GPU process (the WebGL blend passes on llvmpipe) and browser,
+   for the examples and for an empty sketch (the fixed cost of a render).
 
 Prints a summary and writes ``benchmarks/results/render-profile-<date>.json``.
 
@@ -20,6 +26,7 @@ import os
 import re
 import statistics
 import sys
+import time
 from pathlib import Path
 
 from playwright.async_api import async_playwright
@@ -31,6 +38,15 @@ from watercolour.render.worker import BrowserWorker
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SIZES = (256, 512, 768, 1024)
+EMPTY_SKETCH = "function setup() { createCanvas(512, 512, WEBGL); background(255); }"
+CTX2D = "OffscreenCanvasRenderingContext2D.prototype"
+SWITCHED_OFF = {
+    "mask_raster": f"{CTX2D}.drawImage = function () {{}};",
+    "mask_outlines": f"{CTX2D}.stroke = function () {{}};",
+    "erase_dots": f"{CTX2D}.arc = function () {{}};",
+}
+"""p5.brush paints each fill's layers into an OffscreenCanvas mask and copies it out with
+``drawImage`` (which is where Skia rasterises the recorded paths) before blending it into WebGL."""
 CANVAS = re.compile(r"createCanvas\(\s*512\s*,\s*512\s*,\s*WEBGL\s*\)\s*;?")
 
 
@@ -40,7 +56,7 @@ def at_size(code: str, size: int) -> str:
 
 
 def median_seconds(renderer: Renderer, codes: list[str], repeats: int) -> dict:
-    totals, sketch = [], []
+    totals, sketch, paint = [], [], []
     for _ in range(repeats):
         for code in codes:
             result = renderer.render(code, seed=0)
@@ -48,8 +64,42 @@ def median_seconds(renderer: Renderer, codes: list[str], repeats: int) -> dict:
                 raise RuntimeError(f"render failed: {result.error or result.infra_error}")
             totals.append(result.timings["total_s"])
             sketch.append(result.timings.get("sketch_s") or 0.0)
+            paint.append(result.paint_fraction)
     return {"median_total_s": round(statistics.median(totals), 3),
-            "median_sketch_s": round(statistics.median(sketch), 3), "renders": len(totals)}
+            "median_sketch_s": round(statistics.median(sketch), 3),
+            "median_paint_fraction": round(statistics.median(paint), 3), "renders": len(totals)}
+
+
+def chromium_cpu_seconds() -> dict[str, float]:
+    """CPU seconds (user + system) so far of every Chromium process, by ``--type``."""
+    tick = os.sysconf("SC_CLK_TCK")
+    by_type: dict[str, float] = collections.defaultdict(float)
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if "chrom" not in cmdline.split(" ", 1)[0]:
+            continue
+        kind = re.search(r"--type=([\w-]+)", cmdline)
+        by_type[kind.group(1) if kind else "browser"] += (int(fields[11]) + int(fields[12])) / tick
+    return by_type
+
+
+def cpu_per_render(renderer: Renderer, codes: list[str]) -> dict:
+    """Wall and CPU seconds per render, split by Chromium process; run it on a quiet machine."""
+    renderer.render(codes[0], seed=0)
+    before, t0 = chromium_cpu_seconds(), time.perf_counter()
+    for code in codes:
+        renderer.render(code, seed=0)
+    wall = (time.perf_counter() - t0) / len(codes)
+    after = chromium_cpu_seconds()
+    cpu = {kind: round((after[kind] - before.get(kind, 0.0)) / len(codes), 3) for kind in after}
+    return {"wall_s": round(wall, 3), "cpu_s": {k: v for k, v in cpu.items() if v > 0.005},
+            "cpu_total_s": round(sum(cpu.values()), 3), "cores": os.cpu_count()}
 
 
 async def profile(codes: list[str]) -> list[dict]:
@@ -108,6 +158,22 @@ def main(argv: list[str] | None = None) -> int:
     report["profile_self_time"] = asyncio.run(profile(codes))
     for row in report["profile_self_time"]:
         print(f"{100 * row['share']:5.1f}%  {row['function']}")
+
+    parts = {}
+    with Renderer(RenderConfig.from_env()) as renderer:
+        parts["everything"] = median_seconds(renderer, codes, args.repeats)
+        for label, prefix in SWITCHED_OFF.items():
+            parts[f"without_{label}"] = median_seconds(
+                renderer, [f"{prefix}\n{code}" for code in codes], args.repeats)
+        for label, entry in parts.items():
+            entry["saved_s"] = round(parts["everything"]["median_total_s"]
+                                     - entry["median_total_s"], 3)
+            print(f"{label:24s} {entry}", flush=True)
+        report["switched_off"] = parts
+        report["cpu_per_render"] = cpu_per_render(renderer, codes)
+        report["cpu_per_render_empty_sketch"] = cpu_per_render(renderer, [EMPTY_SKETCH] * 8)
+    print(f"cpu per render           {report['cpu_per_render']}")
+    print(f"  an empty sketch        {report['cpu_per_render_empty_sketch']}")
 
     report["load_average_at_end"] = os.getloadavg()
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")

@@ -18,6 +18,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
+from watercolour.retry import RetriesExhausted, with_retries
+
 HF_ROUTER = "https://router.huggingface.co/v1"
 """Inference Providers' OpenAI-compatible endpoint."""
 
@@ -79,21 +81,19 @@ class ChatClient:
         """
         body = {"model": self.model, "messages": messages, **self.extra_body, **params}
         start = time.monotonic()
-        last: ChatError | None = None
-        for attempt in range(1, self.retries + 2):
-            try:
-                reply = self._once(body)
-                reply.attempts, reply.seconds = attempt, time.monotonic() - start
-                return reply
-            except ChatError as err:
-                last = err
-                if not err.transient or attempt > self.retries:
-                    break
-                time.sleep(self.backoff_s * 2 ** (attempt - 1))
-        assert last is not None
-        raise ChatError(f"{self.model or 'model'} at {self.base_url}: {last} "
-                        f"(after {attempt} attempt{'s' if attempt > 1 else ''})",
-                        transient=last.transient, status=last.status)
+        try:
+            reply, attempt = with_retries(
+                lambda: self._once(body), retries=self.retries, backoff_s=self.backoff_s,
+                transient=lambda err: isinstance(err, ChatError) and err.transient)
+        except RetriesExhausted as failed:
+            last = failed.cause
+            if not isinstance(last, ChatError):
+                raise last from None
+            raise ChatError(f"{self.model or 'model'} at {self.base_url}: {last} "
+                            f"({failed.after})", transient=last.transient,
+                            status=last.status) from last
+        reply.attempts, reply.seconds = attempt, time.monotonic() - start
+        return reply
 
     def _once(self, body: dict[str, Any]) -> ChatReply:
         data = json.dumps(body).encode("utf-8")

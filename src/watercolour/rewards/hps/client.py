@@ -14,12 +14,12 @@ from __future__ import annotations
 import base64
 import json
 import math
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
 from typing import Any
 
+from watercolour.retry import RetriesExhausted, with_retries
 from watercolour.rewards.hps.base import PreferenceScore, ScorerUnavailable
 from watercolour.rewards.hps.mapping import HpsMapping
 
@@ -68,21 +68,14 @@ class HpsClient:
         """(mu, sigma) per picture, as the service returns them."""
         body = {"prompt": prompt,
                 "images": [base64.b64encode(p).decode("ascii") for p in pngs]}
-        last = "no attempt"
-        for attempt in range(1, self.retries + 2):
-            try:
-                payload = self._request("/score", body)
-                return _parse(payload, len(pngs))
-            except urllib.error.HTTPError as err:
-                last = _describe(err, self)
-                if 400 <= err.code < 500 and err.code not in (408, 429):
-                    break
-            except Exception as err:  # timeouts, refused, malformed JSON
-                last = _describe(err, self)
-            if attempt <= self.retries:
-                time.sleep(self.backoff_s * 2 ** (attempt - 1))
-        raise ScorerUnavailable(f"HPS service at {self.url}: {last} (after {attempt} "
-                                f"attempt{'s' if attempt > 1 else ''})")
+        try:
+            scores, _ = with_retries(lambda: _parse(self._request("/score", body), len(pngs)),
+                                     retries=self.retries, backoff_s=self.backoff_s,
+                                     transient=_transient)
+        except RetriesExhausted as failed:
+            raise ScorerUnavailable(f"HPS service at {self.url}: "
+                                    f"{_describe(failed.cause, self)} ({failed.after})") from None
+        return scores
 
     def score(self, pngs: Sequence[bytes], prompt: str) -> list[PreferenceScore]:
         """Scores in order, :data:`BATCH` pictures per request."""
@@ -90,6 +83,14 @@ class HpsClient:
         for start in range(0, len(pngs), BATCH):
             raw += self.score_raw(pngs[start:start + BATCH], prompt)
         return [PreferenceScore(mu, sigma, self.mapping.unit(mu)) for mu, sigma in raw]
+
+
+def _transient(err: Exception) -> bool:
+    """Everything but a 4xx other than 408/429 (the request's own fault) is worth retrying:
+    timeouts, refused connections, 5xx, malformed bodies."""
+    if isinstance(err, urllib.error.HTTPError):
+        return not (400 <= err.code < 500 and err.code not in (408, 429))
+    return True
 
 
 def _parse(payload: Any, n: int) -> list[tuple[float, float | None]]:

@@ -33,6 +33,7 @@ from typing import Any
 
 from PIL import Image
 
+from watercolour.retry import RetriesExhausted, with_retries
 from watercolour.rewards.judge.base import Vote
 
 DEFAULT_MODEL = "Qwen/Qwen3-VL-30B-A3B-Instruct"
@@ -185,24 +186,21 @@ class OpenAIJudge:
                                   "temperature": self.temperature}
         if self.json_mode:
             params["response_format"] = {"type": "json_object"}
-        error = "no attempt"
-        for attempt in range(1, self.retries + 2):
-            try:
-                with self._slots:
-                    output = self.client.chat_completion(messages, **params)
-                text = _content(output)
-            except Exception as err:
-                error = _describe(err)
-                if not _transient(err) or attempt > self.retries:
-                    return Vote(None, error=error, latency_s=time.monotonic() - start,
-                                attempts=attempt)
-                time.sleep(self.backoff_s * 2 ** (attempt - 1))
-                continue
-            winner, reason, problem = parse_answer(text)
-            return Vote(winner, error=problem, reason=reason, raw=(text or "")[:500],
-                        latency_s=time.monotonic() - start, attempts=attempt)
-        return Vote(None, error=error, latency_s=time.monotonic() - start,
-                    attempts=self.retries + 1)
+
+        def ask() -> str | None:
+            with self._slots:
+                output = self.client.chat_completion(messages, **params)
+            return _content(output)
+
+        try:
+            text, attempt = with_retries(ask, retries=self.retries, backoff_s=self.backoff_s,
+                                         transient=_transient)
+        except RetriesExhausted as failed:
+            return Vote(None, error=_describe(failed.cause), latency_s=time.monotonic() - start,
+                        attempts=failed.attempts)
+        winner, reason, problem = parse_answer(text)
+        return Vote(winner, error=problem, reason=reason, raw=(text or "")[:500],
+                    latency_s=time.monotonic() - start, attempts=attempt)
 
     def compare_many(self, pairs: Sequence[tuple[bytes, bytes]], subject: str) -> list[Vote]:
         """All pairs, at most ``max_concurrency`` at once; votes in the order given."""
