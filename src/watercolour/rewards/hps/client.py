@@ -73,8 +73,8 @@ class HpsClient:
                                      retries=self.retries, backoff_s=self.backoff_s,
                                      transient=_transient)
         except RetriesExhausted as failed:
-            raise ScorerUnavailable(f"HPS service at {self.url}: "
-                                    f"{_describe(failed.cause, self)} ({failed.after})") from None
+            message = f"HPS service at {self.url}: {_describe(failed.cause, self)} ({failed.after})"
+            raise ScorerUnavailable(message) from failed.cause
         return scores
 
     def score(self, pngs: Sequence[bytes], prompt: str) -> list[PreferenceScore]:
