@@ -4,7 +4,7 @@ Why these flags (measured on a 2-core machine without a GPU, see the book's "The
 ``--use-angle=swiftshader`` alone also puts the 2D canvas on the software GPU, and p5.brush
 paints every watercolour fill as many translucent 2D-canvas paths, so one render took 43-96 s.
 With the 2D canvas on the CPU and WebGL on Mesa's llvmpipe the shipped example sketches take
-about 3-4 s (a lighter 30-fill flower ~1.4 s), nearly all of it p5.brush's own work, and
+about 3 s (a lighter 30-fill flower ~1.4 s), nearly all of it p5.brush's own work, and
 repeated renders are pixel-identical (``benchmarks/render_profile.py`` says where the time goes).
 """
 
