@@ -15,13 +15,14 @@ the reward is 0, with the violations) and ``unavailable`` (the browser failed tw
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from watercolour.gates.extract import Extraction, extract_sketch
 from watercolour.gates.image import Floors, ImageMeasures, measure
 from watercolour.gates.inventory import MAX_SKETCH_CHARS, Inventory, take_inventory
 from watercolour.gates.methods import ALLOWLIST, PAINTING_METHODS
 from watercolour.gates.violations import Finding, Violation, ordered
+from watercolour.render.attempts import SketchRenderer, render_attempts
 from watercolour.render.result import RenderResult
 
 Mode = Literal["library", "allowlist"]
@@ -29,13 +30,6 @@ MODES: tuple[str, ...] = ("library", "allowlist")
 Status = Literal["ok", "rejected", "unavailable"]
 RENDER_ATTEMPTS = 2
 """A render that fails for infrastructure reasons is retried once."""
-
-
-class SketchRenderer(Protocol):
-    """What the gate needs from a renderer (``watercolour.render.Renderer`` is one)."""
-
-    def render(self, code: str, seed: int = 0,
-               deadline_s: float | None = None) -> RenderResult: ...
 
 
 @dataclass
@@ -181,14 +175,8 @@ def check(
     can_run = extraction.code is not None and inventory is not None and not inventory.too_large
     if can_run and (not static or render_rejected):
         assert extraction.code is not None
-        while attempts < RENDER_ATTEMPTS:
-            attempts += 1
-            if deadline_s is None:
-                render = renderer.render(extraction.code, seed=seed)
-            else:
-                render = renderer.render(extraction.code, seed=seed, deadline_s=deadline_s)
-            if not render.infrastructure_failure:
-                break
+        render, attempts = render_attempts(renderer, extraction.code, seed,
+                                           attempts=RENDER_ATTEMPTS, deadline_s=deadline_s)
     return assess(extraction, inventory, render, mode=mode, floors=floors, attempts=attempts)
 
 

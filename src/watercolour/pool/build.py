@@ -49,6 +49,7 @@ from watercolour.pool.painters import (
 )
 from watercolour.pool.schema import sha256, validate_rows
 from watercolour.pool.tiers import RULE, assign_tiers
+from watercolour.render.attempts import render_attempts
 
 
 @dataclass
@@ -158,13 +159,11 @@ class _Builder:
             png = self.log.png(cached) if cached else None
             if cached is not None and png is not None:
                 return dict(cached["render"], cached_from=cached_id), png, key
-        for attempt in range(self.config.retries + 1):
-            result = self.renderer.render(code, seed=seed)
-            if not result.infrastructure_failure:
-                break
-            if attempt == self.config.retries:
-                raise PaintingUnavailable(f"the browser failed {attempt + 1} times: "
-                                          f"{result.infra_error}")
+        result, attempts = render_attempts(self.renderer, code, seed,
+                                           attempts=self.config.retries + 1)
+        if result.infrastructure_failure:
+            raise PaintingUnavailable(f"the browser failed {attempts} times: "
+                                      f"{result.infra_error}")
         info = {
             "ok": result.ok, "width": result.width, "height": result.height,
             "paint_fraction": round(result.paint_fraction, 5),
