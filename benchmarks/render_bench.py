@@ -34,6 +34,7 @@ from watercolour.examples import load_examples
 from watercolour.io import write_json_atomic
 from watercolour.render import RenderConfig, Renderer, versions
 from watercolour.render.paint import decode_rgb
+from watercolour.render.processes import browser_processes
 from watercolour.render.result import RenderResult
 from watercolour.render.worker import BrowserWorker
 
@@ -119,32 +120,7 @@ async def run_naive_async(sketches: dict[str, str], repeats: int, config: Render
 
 def browser_rss_mb(marker: str) -> float:
     """Resident memory summed over a browser and all its child processes."""
-    parents: dict[int, int] = {}
-    rss: dict[int, int] = {}
-    root = None
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            stat = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-            parents[int(proc.name)] = int(stat[1])
-            rss[int(proc.name)] = int(stat[21]) * os.sysconf("SC_PAGE_SIZE")
-            if root is None and marker.encode() in (proc / "cmdline").read_bytes():
-                cmd = (proc / "cmdline").read_bytes()
-                if b"--type=" not in cmd:
-                    root = int(proc.name)
-        except (OSError, IndexError, ValueError):
-            continue
-    if root is None:
-        return 0.0
-    family, grew = {root}, True
-    while grew:
-        grew = False
-        for pid, ppid in parents.items():
-            if ppid in family and pid not in family:
-                family.add(pid)
-                grew = True
-    return round(sum(rss.get(pid, 0) for pid in family) / 2**20, 1)
+    return round(sum(p.rss_bytes for p in browser_processes(marker)) / 2**20, 1)
 
 
 def run_memory(sketches: dict[str, str], renders: int) -> dict:

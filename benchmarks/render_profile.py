@@ -34,6 +34,7 @@ from playwright.async_api import async_playwright
 from watercolour.examples import load_examples
 from watercolour.io import write_json_atomic
 from watercolour.render import RenderConfig, Renderer
+from watercolour.render.processes import browser_processes
 from watercolour.render.worker import BrowserWorker
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -70,33 +71,23 @@ def median_seconds(renderer: Renderer, codes: list[str], repeats: int) -> dict:
             "median_paint_fraction": round(statistics.median(paint), 3), "renders": len(totals)}
 
 
-def chromium_cpu_seconds() -> dict[str, float]:
-    """CPU seconds (user + system) so far of every Chromium process, by ``--type``."""
-    tick = os.sysconf("SC_CLK_TCK")
-    by_type: dict[str, float] = collections.defaultdict(float)
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if "chrom" not in cmdline.split(" ", 1)[0]:
-            continue
-        kind = re.search(r"--type=([\w-]+)", cmdline)
-        by_type[kind.group(1) if kind else "browser"] += (int(fields[11]) + int(fields[12])) / tick
-    return by_type
+def cpu_seconds_by_kind(marker: str) -> dict[str, float]:
+    """CPU seconds so far of one browser's processes, by Chromium process type."""
+    by_kind: dict[str, float] = collections.defaultdict(float)
+    for process in browser_processes(marker):
+        by_kind[process.kind] += process.cpu_s
+    return by_kind
 
 
 def cpu_per_render(renderer: Renderer, codes: list[str]) -> dict:
     """Wall and CPU seconds per render, split by Chromium process; run it on a quiet machine."""
     renderer.render(codes[0], seed=0)
-    before, t0 = chromium_cpu_seconds(), time.perf_counter()
+    marker = renderer._workers[0].marker
+    before, t0 = cpu_seconds_by_kind(marker), time.perf_counter()
     for code in codes:
         renderer.render(code, seed=0)
     wall = (time.perf_counter() - t0) / len(codes)
-    after = chromium_cpu_seconds()
+    after = cpu_seconds_by_kind(marker)
     cpu = {kind: round((after[kind] - before.get(kind, 0.0)) / len(codes), 3) for kind in after}
     return {"wall_s": round(wall, 3), "cpu_s": {k: v for k, v in cpu.items() if v > 0.005},
             "cpu_total_s": round(sum(cpu.values()), 3), "cores": os.cpu_count()}

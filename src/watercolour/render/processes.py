@@ -1,0 +1,57 @@
+"""What a running browser costs: its processes' CPU time and memory, read from ``/proc``
+(Linux). For benchmarks and reports; the renderer itself does not need it."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+PROC = Path("/proc")
+
+
+@dataclass(frozen=True)
+class ChromiumProcess:
+    pid: int
+    kind: str
+    """Chromium's ``--type`` (``renderer``, ``gpu-process``, ``utility``, ...), or ``browser``."""
+    cpu_s: float
+    """User + system CPU seconds so far."""
+    rss_bytes: int
+
+
+def browser_processes(marker: str) -> list[ChromiumProcess]:
+    """The browser launched with ``--watercolour-worker=marker`` and all its descendants;
+    empty when it is not running."""
+    tick, page = os.sysconf("SC_CLK_TCK"), os.sysconf("SC_PAGE_SIZE")
+    needle = f"--watercolour-worker={marker}".encode()
+    parents: dict[int, int] = {}
+    found: dict[int, ChromiumProcess] = {}
+    root = None
+    for proc in PROC.iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            cmdline = (proc / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        pid = int(proc.name)
+        parents[pid] = int(fields[1])
+        kind = re.search(rb"--type=([\w-]+)", cmdline)
+        found[pid] = ChromiumProcess(pid, kind.group(1).decode() if kind else "browser",
+                                     (int(fields[11]) + int(fields[12])) / tick,
+                                     int(fields[21]) * page)
+        if root is None and kind is None and needle in cmdline:
+            root = pid
+    if root is None:
+        return []
+    family, grew = {root}, True
+    while grew:
+        grew = False
+        for pid, ppid in parents.items():
+            if ppid in family and pid not in family:
+                family.add(pid)
+                grew = True
+    return [found[pid] for pid in sorted(family)]

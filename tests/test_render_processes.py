@@ -1,0 +1,19 @@
+"""A running browser's processes, as the benchmarks read them from /proc."""
+
+from __future__ import annotations
+
+from watercolour.render.processes import browser_processes
+
+
+def test_a_warm_browser_is_found_with_its_children(renderer, small_sketch) -> None:
+    assert renderer.render(small_sketch, seed=0).ok
+    processes = browser_processes(renderer._workers[0].marker)
+    kinds = {p.kind for p in processes}
+    assert {"browser", "renderer", "gpu-process"} <= kinds
+    assert [p.kind for p in processes].count("browser") == 1
+    assert all(p.rss_bytes > 0 and p.cpu_s >= 0 for p in processes)
+    assert sum(p.cpu_s for p in processes) > 0
+
+
+def test_a_browser_that_is_not_running_has_no_processes() -> None:
+    assert browser_processes("no-such-worker") == []
