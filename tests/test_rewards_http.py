@@ -305,8 +305,8 @@ def test_provider_names_are_checked_when_the_judge_is_made(monkeypatch):
     assert judge_client("org/vlm:together").model == "org/vlm:together"
     assert judge_client("org/vlm", provider="auto").model == "org/vlm"  # the router picks
     monkeypatch.setenv("HF_TOKEN", "sk-not-a-hub-token")
-    with pytest.raises(ValueError, match="'auto' .* needs a Hugging Face token: set "
-                                         "HF_TOKEN=hf_"):
+    with pytest.raises(ValueError, match=r"'auto' .* needs a Hugging Face token: set "
+                                         r"HF_TOKEN=hf_"):
         OpenAIJudge("org/vlm", provider="auto")
     monkeypatch.delenv("HF_TOKEN")
     with pytest.raises(ValueError, match="needs a Hugging Face token"):
