@@ -48,13 +48,14 @@ def _wait(url: str, process: subprocess.Popen, until, timeout_s: float = 90) -> 
     pytest.fail(f"no matching /health within {timeout_s:g} s: {_health(url)}")
 
 
-def _start(tmp_path: Path, **env: str) -> tuple[subprocess.Popen, str]:
+def _start(tmp_path: Path, device: str | None = "cpu", **env: str
+           ) -> tuple[subprocess.Popen, str]:
     port = free_port()
     environ = {**os.environ, "PYTHONPATH": str(STANDIN), "HF_HOME": str(tmp_path / "hf"),
                "OMP_NUM_THREADS": "1", **env}
     process = subprocess.Popen(
-        [sys.executable, str(SERVICE / "app.py"), "--scorer", "hpsv3", "--device", "cpu",
-         "--port", str(port)], env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        [sys.executable, str(SERVICE / "app.py"), "--scorer", "hpsv3", "--port", str(port),
+         *(["--device", device] if device else [])], env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         text=True)
     return process, f"http://127.0.0.1:{port}"
 
@@ -63,8 +64,8 @@ def _start(tmp_path: Path, **env: str) -> tuple[subprocess.Popen, str]:
 def service_process(tmp_path):
     started: list[subprocess.Popen] = []
 
-    def start(**env: str) -> str:
-        process, url = _start(tmp_path, **env)
+    def start(device: str | None = "cpu", **env: str) -> tuple[subprocess.Popen, str]:
+        process, url = _start(tmp_path, device, **env)
         started.append(process)
         return process, url
 
@@ -119,6 +120,19 @@ def test_it_refuses_the_cpu_unless_asked(capsys):
     with pytest.raises(app.DeviceRefused, match="Pass --device cpu"):
         app.resolve_device(None)
     assert app.resolve_device("cpu") == "cpu"
+
+
+@pytest.mark.gpu
+def test_on_a_cuda_machine_it_picks_the_gpu_unasked(service_process):
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU")
+    assert app.resolve_device(None) == "cuda"
+    process, url = service_process(device=None)
+    health = _wait(url, process, lambda h: h["status"] != "loading")
+    assert (health["status"], health["device"]) == ("ready", "cuda")
+    scores = HpsClient(url, timeout_s=30).score([painting(1)], "x")
+    assert scores[0].sigma == pytest.approx(0.5)
 
 
 def test_sigma_is_exp_of_the_models_second_output():
