@@ -242,6 +242,9 @@ def test_painter_model_ids_are_checked_against_the_server_at_start(server, monke
                                               r"models listed"):
         model_painters(["painter", "org/unserved", "missing:novita"], base_url=server,
                        api_key="hf_key")
+    # an endpoint without GET /models cannot be checked: the painters are made unchecked
+    assert len(model_painters(["org/unserved"], base_url=server.replace("/v1", "/v2"),
+                              api_key="hf_key")) == 1
     # no token (a local server): no check, as before
     monkeypatch.delenv("HF_TOKEN", raising=False)
     assert len(model_painters(["org/unserved"], base_url=server)) == 1

@@ -279,12 +279,19 @@ def _why_empty(message: Mapping[str, Any], finish: str | None, usage: Mapping[st
     return f"the model returned no content (finish_reason={finish}{spent}{why}){hint}"
 
 
-def check_served(client: ChatClient, models: Iterable[str]) -> None:
+def check_served(client: ChatClient, models: Iterable[str]) -> bool:
     """Raise :class:`ModelsNotServed` (one line) naming the ids among ``models`` that
-    ``GET /models`` does not list (a ``:provider`` suffix is ignored). Raises
-    :class:`ChatError` when the list cannot be read."""
-    served = set(client.models())
+    ``GET /models`` does not list (a ``:provider`` suffix is ignored). An endpoint without
+    that route (404, 405) cannot be checked: False. Raises :class:`ChatError` when the list
+    cannot be read otherwise (a bad token, a server that is down)."""
+    try:
+        served = set(client.models())
+    except ChatError as err:
+        if err.status in (404, 405):
+            return False
+        raise
     missing = [m for m in models if split_provider(m)[0] not in served and m not in served]
     if missing:
         raise ModelsNotServed(f"{client.base_url} does not serve {', '.join(missing)} "
                               f"({len(served)} models listed at {client.base_url}/models)")
+    return True

@@ -140,10 +140,10 @@ def resolve_device(requested: str | None) -> str:
     """``requested``, or ``cuda`` when torch can use it. Raises :class:`DeviceRefused` when
     it would be the CPU (or CUDA is asked for and unavailable), unless ``cpu`` is asked
     for."""
-    import torch
-
     if requested == "cpu":
         return "cpu"
+    import torch
+
     if torch.cuda.is_available():
         return requested or "cuda"
     built = torch.version.cuda or "no CUDA"
