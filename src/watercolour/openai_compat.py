@@ -230,22 +230,27 @@ class ChatClient:
         try:
             with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
                 return response.read()
-        except urllib.error.HTTPError as err:
-            try:
-                detail = err.read()
-            except OSError:
-                detail = str(err.reason or "").encode()
-            raise ChatError(error_text(err.code, detail), transient=retryable_status(err.code),
-                            status=err.code) from err
-        except TimeoutError as err:
-            raise ChatError(f"no answer within {self.timeout_s:g} s", transient=True) from err
-        except urllib.error.URLError as err:
-            if isinstance(err.reason, TimeoutError):
-                raise ChatError(f"no answer within {self.timeout_s:g} s",
-                                transient=True) from err
-            raise ChatError(f"cannot reach the server: {err.reason}", transient=True) from err
-        except OSError as err:
-            raise ChatError(f"connection failed: {err}", transient=True) from err
+        except OSError as err:  # HTTPError, URLError, timeouts, resets
+            raise request_failure(err, self.timeout_s) from err
+
+
+def request_failure(err: OSError, timeout_s: float) -> ChatError:
+    """What a failed ``urllib`` request means, as a :class:`ChatError`: an HTTP error's
+    status and message (:func:`error_text`; transient by :func:`retryable_status`), or a
+    timeout, a refused or broken connection (transient)."""
+    if isinstance(err, urllib.error.HTTPError):
+        try:
+            detail = err.read()
+        except OSError:
+            detail = str(err.reason or "").encode()
+        return ChatError(error_text(err.code, detail), transient=retryable_status(err.code),
+                         status=err.code)
+    reason = err.reason if isinstance(err, urllib.error.URLError) else err
+    if isinstance(reason, TimeoutError) or "timed out" in str(reason):
+        return ChatError(f"no answer within {timeout_s:g} s", transient=True)
+    if isinstance(err, urllib.error.URLError):
+        return ChatError(f"cannot reach the server: {reason}", transient=True)
+    return ChatError(f"connection failed: {err}", transient=True)
 
 
 def parse_reply(raw: bytes) -> ChatReply:

@@ -21,7 +21,7 @@ import urllib.request
 from collections.abc import Sequence
 from typing import Any
 
-from watercolour.openai_compat import error_text, retryable_status, token_for
+from watercolour.openai_compat import request_failure, retryable_status, token_for
 from watercolour.retry import RetriesExhausted, with_retries
 from watercolour.rewards.hps.base import PreferenceScore, ScorerUnavailable
 from watercolour.rewards.hps.mapping import HpsMapping
@@ -92,7 +92,7 @@ def _transient(err: Exception) -> bool:
     """Everything but a 4xx other than 408/429 (the request's own fault) is worth retrying:
     timeouts, refused connections, 5xx (503: still loading), malformed bodies."""
     if isinstance(err, urllib.error.HTTPError):
-        return retryable_status(err.code) or err.code < 400
+        return retryable_status(err.code)
     return True
 
 
@@ -114,16 +114,8 @@ def _parse(payload: Any, n: int) -> list[tuple[float, float | None]]:
 
 
 def _describe(err: BaseException, client: HpsClient) -> str:
-    if isinstance(err, urllib.error.HTTPError):
-        try:
-            detail = err.read()
-        except OSError:
-            detail = b""
-        return error_text(err.code, detail)
-    if isinstance(err, TimeoutError) or "timed out" in str(err):
-        return f"no answer within {client.timeout_s:g} s"
-    if isinstance(err, urllib.error.URLError):
-        return f"cannot reach it: {err.reason}"
+    if isinstance(err, OSError):
+        return str(request_failure(err, client.timeout_s))
     if isinstance(err, json.JSONDecodeError):
         return "the answer is not JSON"
     return f"{type(err).__name__}: {err}"[:300]
