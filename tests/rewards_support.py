@@ -65,7 +65,7 @@ def pool(n_love: int = 6, n_okay: int = 6, size: int = 128) -> ReferencePool:
 # ---------------------------------------------------------------- HTTP servers
 
 Behaviour = Any
-"""``"ok"``, ``("status", code)``, ``("hang", seconds)``, ``("raw", bytes)`` or a callable
+"""``"ok"``, ``("status", code[, body])``, ``("hang", seconds)``, ``("raw", bytes)`` or a callable
 (request json) -> response object."""
 
 
@@ -139,8 +139,8 @@ class FaultServer:
             if isinstance(behaviour, tuple) and behaviour[0] == "hang":
                 self._stop.wait(behaviour[1])
                 return  # no answer at all: the client must time out
-            if isinstance(behaviour, tuple) and behaviour[0] == "status":
-                self._send(handler, behaviour[1], b'{"error": "injected failure"}')
+            if isinstance(behaviour, tuple) and behaviour[0] == "status":  # (, code[, body])
+                self._send(handler, behaviour[1], (*behaviour, b'{"error": "injected failure"}')[2])
                 return
             if isinstance(behaviour, tuple) and behaviour[0] == "raw":
                 self._send(handler, 200, behaviour[1])

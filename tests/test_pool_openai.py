@@ -1,6 +1,7 @@
 """The OpenAI-compatible painter and critic against a real local HTTP server (the standard
-library's, speaking /v1/chat/completions), including its failures: 500s, hangs, malformed
-JSON, unknown models, and a pool build that survives them."""
+library's, speaking /v1/chat/completions and /v1/models), including its failures: 500s,
+hangs, malformed JSON, unknown models, empty answers from a reasoning model, and a pool build
+that survives them."""
 
 from __future__ import annotations
 
@@ -13,16 +14,26 @@ from typing import ClassVar
 
 import pytest
 
+from watercolour.openai_compat import (
+    ChatClient,
+    ChatError,
+    EmptyReply,
+    ModelsNotServed,
+    error_text,
+    join_content,
+    parse_reply,
+    retryable_status,
+)
 from watercolour.pool import procedural
 from watercolour.pool.build import BuildConfig, build_pool
-from watercolour.pool.chat import ChatClient, ChatError, parse_reply
-from watercolour.pool.critic import OpenAICritic, issues_from_text
+from watercolour.pool.critic import CritiqueRequest, OpenAICritic, issues_from_text
 from watercolour.pool.painters import (
     Attempt,
     OpenAIPainter,
     PaintRequest,
     Reference,
     extract_code,
+    model_painters,
 )
 
 SKETCH = procedural.generate(0, subject="a peach hibiscus", variant="good", size=128,
@@ -32,10 +43,13 @@ SKETCH = procedural.generate(0, subject="a peach hibiscus", variant="good", size
 class FakeModels(BaseHTTPRequestHandler):
     """model ``painter``: a sketch; ``critic``: feedback; ``flaky``: two 500s then a reply;
     ``down``: always 503; ``hang``: answers after 5 s; ``garbage``: not JSON; ``nochoices``:
-    JSON without choices; ``missing``: 404."""
+    JSON without choices; ``missing``: 404; ``thinker``: a reasoning model that spends its
+    tokens and answers ``content: null``. ``GET /v1/models`` lists ``painter``, ``critic``
+    and ``thinker``."""
 
     calls: ClassVar[Counter] = Counter()
     bodies: ClassVar[list] = []
+    listings: ClassVar[list] = []
 
     def log_message(self, *args):  # quiet
         pass
@@ -47,6 +61,14 @@ class FakeModels(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+    def do_GET(self):
+        if self.path != "/v1/models":
+            return self._send(404, {"error": {"message": f"no route {self.path}"}})
+        FakeModels.listings.append(self.headers.get("Authorization"))
+        return self._send(200, {"object": "list", "data": [
+            {"id": m, "object": "model", "owned_by": "test"}
+            for m in ("painter", "critic", "thinker")]})
 
     def do_POST(self):
         if self.path != "/v1/chat/completions":
@@ -68,6 +90,14 @@ class FakeModels(BaseHTTPRequestHandler):
             return self._send(200, {"object": "chat.completion"})
         if model == "missing":
             return self._send(404, {"error": {"message": "model missing not found"}})
+        if model == "thinker":
+            return self._send(200, {"id": "x", "object": "chat.completion", "model": model,
+                                    "choices": [{"index": 0, "finish_reason": "length",
+                                                 "message": {"role": "assistant",
+                                                             "content": None,
+                                                             "reasoning_content": "Hmm. " * 99}}],
+                                    "usage": {"prompt_tokens": 10,
+                                              "completion_tokens": body.get("max_tokens", 0)}})
         if model == "critic":
             text = ("The flower is too small and lost on the paper; the colours look muddy."
                     if n == 1 else "Lovely translucent washes; keep the composition.")
@@ -141,6 +171,8 @@ def test_unreachable_server_is_transient():
 def test_parse_reply_and_extract_code():
     assert parse_reply(b'{"choices":[{"message":{"content":[{"type":"text","text":"a"},'
                        b'{"type":"text","text":"b"}]}}]}').text == "ab"
+    with pytest.raises(EmptyReply, match=r"no content \(finish_reason=stop\)"):
+        parse_reply(b'{"choices":[{"finish_reason":"stop","message":{"content":null}}]}')
     text = "<think>```js\nnot this\n```</think>Sure:\n```js\nfunction setup() {}\n```"
     assert extract_code(text) == "function setup() {}"
     assert extract_code("function setup() { createCanvas(1, 1, WEBGL); }").startswith("func")
@@ -169,6 +201,54 @@ def test_painter_messages_carry_the_reference_and_history(server, tmp_path):
     assert reply.code == procedural.generate(3, subject="a peach hibiscus", variant="good",
                                              size=128).code.strip()
     assert FakeModels.bodies[-1]["seed"] == 3
+
+
+def test_the_shared_pieces_of_the_client():
+    assert [s for s in (400, 401, 404, 408, 422, 429, 500, 502, 503) if retryable_status(s)] \
+        == [408, 429, 500, 502, 503]
+    assert error_text(404, b'{"error": {"message": "model x not found"}}') == \
+        "HTTP 404: model x not found"
+    assert error_text(422, '{"detail": "bad field"}') == "HTTP 422: bad field"
+    assert error_text(502, b"<html>bad gateway</html>") == "HTTP 502: <html>bad gateway</html>"
+    assert join_content([{"type": "text", "text": "a"}, {"type": "image_url"},
+                         {"type": "text", "text": "b"}, "junk"]) == "ab"
+    assert join_content("plain") == "plain" and join_content(None) is None
+
+
+def test_an_empty_answer_is_the_models_failure_not_retried(server):
+    before = FakeModels.calls["thinker"]
+    painter = OpenAIPainter(_client(server, "thinker", retries=2), max_tokens=64)
+    reply = painter.paint(PaintRequest("a peach hibiscus", 1))
+    assert FakeModels.calls["thinker"] - before == 1  # not retried at full cost
+    assert reply.code is None and reply.text == ""
+    assert "no content (finish_reason=length after 64 completion tokens" in reply.meta["error"]
+    assert "ran out of tokens before answering" in reply.meta["error"]
+    assert reply.meta["usage"]["completion_tokens"] == 64
+    from pool_helpers import png
+
+    critique = OpenAICritic(_client(server, "thinker")).critique(
+        CritiqueRequest("a peach hibiscus", png(1)))
+    assert critique.critic.startswith("offline (openai:thinker: the model returned no content")
+    assert critique.score is not None and critique.text  # the measured critique stands in
+    assert FakeModels.calls["thinker"] - before == 2
+
+
+def test_painter_model_ids_are_checked_against_the_server_at_start(server, monkeypatch):
+    before = len(FakeModels.listings)
+    painters = model_painters(["painter", "thinker"], base_url=server, api_key="hf_key")
+    assert [p.name for p in painters] == ["painter", "thinker"]
+    assert FakeModels.listings[before:] == ["Bearer hf_key"]
+    with pytest.raises(ModelsNotServed, match=r"does not serve org/unserved, missing:novita \(3 "
+                                              r"models listed"):
+        model_painters(["painter", "org/unserved", "missing:novita"], base_url=server,
+                       api_key="hf_key")
+    # an endpoint without GET /models cannot be checked: the painters are made unchecked
+    assert len(model_painters(["org/unserved"], base_url=server.replace("/v1", "/v2"),
+                              api_key="hf_key")) == 1
+    # no token (a local server): no check, as before
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    assert len(model_painters(["org/unserved"], base_url=server)) == 1
+    assert len(FakeModels.listings) == before + 2
 
 
 @pytest.mark.browser

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from serving import transformers_server
 
+from watercolour.openai_compat import ChatClient, ModelsNotServed
 from watercolour.pool import procedural
 from watercolour.pool.build import BuildConfig, build_pool
-from watercolour.pool.chat import ChatClient
-from watercolour.pool.painters import OpenAIPainter, PaintRequest
+from watercolour.pool.painters import OpenAIPainter, PaintRequest, model_painters
 from watercolour.pool.schema import PoolValidationError
 
 pytestmark = pytest.mark.slow
@@ -71,6 +71,15 @@ def test_chat_completion_from_a_real_server(served_model):
     assert reply.usage["completion_tokens"] <= 8
     assert reply.finish_reason in ("length", "stop")
     assert reply.model == model
+
+
+def test_painter_ids_are_checked_against_a_real_servers_model_list(served_model):
+    base_url, model = served_model
+    assert ChatClient(base_url, api_key="local").models().count(model) == 1
+    assert [p.client.model for p in model_painters([model], base_url=base_url,
+                                                   api_key="local")] == [model]
+    with pytest.raises(ModelsNotServed, match="does not serve org/not-here"):
+        model_painters([model, "org/not-here"], base_url=base_url, api_key="local")
 
 
 @pytest.mark.browser

@@ -125,7 +125,8 @@ def test_a_working_hps_service_is_mapped_into_the_reward(replay, ref_pool, fitte
         scorer = HpsClient(server.url, timeout_s=5)
         evaluation = rewarder(replay, ref_pool, fitted, "hps-only", scorer).evaluate(REPLY)
     hps = evaluation.to_dict()["components"]["hps"]
-    assert (hps["mu"], hps["sigma"], hps["raw"]) == (5.0, 1.0, 0.5)
+    assert (hps["mu"], hps["sigma"]) == (5.0, 1.0)
+    assert hps["raw"] == pytest.approx(0.7773, abs=1e-4)  # the default logistic(mu / 4)
     assert evaluation.to_dict()["components"]["judge"]["called"] is False
 
 

@@ -5,6 +5,9 @@ and the judge term is None (infrastructure), never a guess."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -95,3 +98,25 @@ def test_nonsense_from_a_real_server_is_dropped_and_the_term_is_none(served):
     assert (result.asked, result.answered, result.score) == (4, 0, None)
     check = consistency(judge, [(a, b)], "a rose", repeats=1)
     assert check["answered_rate"] == 0.0 and check["order_agreement"] is None
+
+
+def test_the_judge_reaches_a_real_local_server_in_offline_mode(served):
+    """``HF_HUB_OFFLINE=1`` (set before anything is imported, as on a training box): the
+    request reaches ``transformers serve`` and its answer comes back (nonsense, so the vote
+    is unparseable -- not refused, not unreachable)."""
+    folder, url = served
+    script = ("import sys; from rewards_support import painting\n"
+              "from watercolour.rewards.judge.openai_judge import OpenAIJudge\n"
+              "judge = OpenAIJudge(sys.argv[2], base_url=sys.argv[1], timeout_s=120, "
+              "retries=0, max_tokens=16)\n"
+              "vote = judge.compare(painting(1), painting(2, 'okay'), 'a rose')\n"
+              "print(repr(vote.raw is not None), judge.structured)\n"
+              "print(vote.error)\n")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "PYTHONPATH": os.pathsep.join([os.path.dirname(__file__), *sys.path])}
+    done = subprocess.run([sys.executable, "-c", script, url + "/v1", str(folder)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    answered, error = done.stdout.splitlines()[0], done.stdout.splitlines()[1]
+    assert answered.startswith("True"), done.stdout
+    assert "unparseable" in error or "winner" in error, error

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from watercolour.pool.chat import ChatClient
+from watercolour.openai_compat import ChatClient, EmptyReply
 from watercolour.pool.measure import measure
 
 
@@ -204,7 +204,8 @@ class OpenAICritic:
     """A vision model's feedback through an OpenAI-compatible chat endpoint.
 
     The render goes in as a ``data:image/png;base64`` URL. The offline critic still measures
-    the render (its score and measurements are kept beside the model's words).
+    the render (its score and measurements are kept beside the model's words), and its words
+    stand in when the model answers without content (the ``critic`` field says why).
     """
 
     def __init__(self, client: ChatClient, prompt: str = CRITIC_PROMPT,
@@ -224,7 +225,12 @@ class OpenAICritic:
             {"type": "image_url", "image_url": {"url": url}},
             {"type": "text", "text": self.prompt.format(subject=request.subject)},
         ]}]
-        reply = self.client.complete(messages, max_tokens=self.max_tokens, temperature=0.3)
+        try:
+            reply = self.client.complete(messages, max_tokens=self.max_tokens,
+                                         temperature=0.3)
+        except EmptyReply as empty:  # the model's failure: the measured critique stands in
+            return Critique(measured.text, measured.issues, measured.score,
+                            measured.measurements, f"{measured.critic} ({self.name}: {empty})")
         text = reply.text.strip()
         return Critique(text, issues_from_text(text), measured.score, measured.measurements,
                         self.name)

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from watercolour.openai_compat import HF_ROUTER, ChatClient, EmptyReply, check_served
 from watercolour.pool import procedural
-from watercolour.pool.chat import ChatClient
 
 DEFAULT_PAINTER_MODELS: tuple[str, ...] = (
     "Qwen/Qwen3-Coder-480B-A35B-Instruct",
@@ -208,8 +208,15 @@ class OpenAIPainter:
         return messages
 
     def paint(self, request: PaintRequest) -> PaintReply:
-        reply = self.client.complete(self.messages(request), max_tokens=self.max_tokens,
-                                     temperature=self.temperature, seed=request.seed)
+        """The model's sketch. A reply without content (a reasoning model that spent its
+        tokens) is the model's failure: no sketch, the reason in ``meta["error"]``."""
+        try:
+            reply = self.client.complete(self.messages(request), max_tokens=self.max_tokens,
+                                         temperature=self.temperature, seed=request.seed)
+        except EmptyReply as empty:
+            return PaintReply(None, "", {"model": empty.model or self.client.model,
+                                         "usage": empty.usage, "error": str(empty),
+                                         "finish_reason": empty.finish_reason})
         return PaintReply(extract_code(reply.text), reply.text,
                           {"model": reply.model or self.client.model, "usage": reply.usage,
                            "attempts": reply.attempts, "seconds": round(reply.seconds, 3),
@@ -220,9 +227,13 @@ def model_painters(models: list[str] | tuple[str, ...] = DEFAULT_PAINTER_MODELS,
                    base_url: str | None = None, api_key: str | None = None,
                    vision: bool = False, timeout_s: float = 300.0, retries: int = 2
                    ) -> list[OpenAIPainter]:
-    """One :class:`OpenAIPainter` per model id, all behind the same endpoint."""
-    from watercolour.pool.chat import HF_ROUTER
+    """One :class:`OpenAIPainter` per model id, all behind the same endpoint.
 
-    return [OpenAIPainter(ChatClient(base_url or HF_ROUTER, model=m, api_key=api_key,
-                                     timeout_s=timeout_s, retries=retries), vision=vision)
-            for m in models]
+    With a token (``api_key``, or ``HF_TOKEN`` for the router) the ids are checked against
+    the endpoint's ``GET /models`` first: an id it does not serve raises
+    :class:`~watercolour.openai_compat.ModelsNotServed` here, not a failure per painting."""
+    clients = [ChatClient(base_url or HF_ROUTER, model=m, api_key=api_key,
+                          timeout_s=timeout_s, retries=retries) for m in models]
+    if clients and clients[0].api_key:
+        check_served(clients[0], models)
+    return [OpenAIPainter(client, vision=vision) for client in clients]

@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from statistics import mean
 from typing import Any
 
+from watercolour.openai_compat import join_content
 from watercolour.rewards.evaluate import Evaluation, Rewarder
 from watercolour.rewards.mix import COMPONENTS
 from watercolour.rewards.references import group_seed
@@ -47,10 +48,7 @@ def completion_text(completion: Any) -> str:
     if isinstance(completion, Sequence):
         for message in reversed(list(completion)):
             if isinstance(message, dict) and message.get("role", "assistant") == "assistant":
-                content = message.get("content", "")
-                if isinstance(content, list):
-                    return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-                return str(content or "")
+                return join_content(message.get("content")) or ""
     return str(completion)
 
 

@@ -3,10 +3,12 @@
 The service (:mod:`watercolour.rewards.hps.service.app`, run in its own virtual environment)
 answers ``POST /score`` with ``{"prompt": str, "images": [base64 PNG, ...]}`` ->
 ``{"scores": [{"mu": float, "sigma": float}, ...], "scorer": str, "seconds": float}`` and
-``GET /health``. Any failure (refused connection, timeout, 5xx, a body that is not that JSON,
-a wrong number of scores) after the retries raises
+``GET /health`` (``{"status": "loading" | "ready" | "failed", ...}``). Any failure (refused
+connection, timeout, 5xx -- a 503 while the model is still loading or after it failed to
+load --, a body that is not that JSON, a wrong number of scores) after the retries raises
 :class:`~watercolour.rewards.hps.base.ScorerUnavailable`: the rollout's reward is ``None``.
-A 4xx (the request's own fault) is not retried.
+A 4xx (the request's own fault) is not retried. A private Space (``https://*.hf.space``) gets
+``HF_TOKEN`` as its bearer token; no other host does unless ``token`` is given.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import urllib.request
 from collections.abc import Sequence
 from typing import Any
 
+from watercolour.openai_compat import request_failure, retryable_status, token_for
 from watercolour.retry import RetriesExhausted, with_retries
 from watercolour.rewards.hps.base import PreferenceScore, ScorerUnavailable
 from watercolour.rewards.hps.mapping import HpsMapping
@@ -40,7 +43,7 @@ class HpsClient:
         self.retries = retries
         self.backoff_s = backoff_s
         self.mapping = mapping or HpsMapping()
-        self.token = token
+        self.token = token if token is not None else token_for(self.url)
         self.name = f"hpsv3@{self.url}"
 
     def _request(self, path: str, body: dict[str, Any] | None = None) -> Any:
@@ -87,9 +90,9 @@ class HpsClient:
 
 def _transient(err: Exception) -> bool:
     """Everything but a 4xx other than 408/429 (the request's own fault) is worth retrying:
-    timeouts, refused connections, 5xx, malformed bodies."""
+    timeouts, refused connections, 5xx (503: still loading), malformed bodies."""
     if isinstance(err, urllib.error.HTTPError):
-        return not (400 <= err.code < 500 and err.code not in (408, 429))
+        return retryable_status(err.code)
     return True
 
 
@@ -111,16 +114,8 @@ def _parse(payload: Any, n: int) -> list[tuple[float, float | None]]:
 
 
 def _describe(err: BaseException, client: HpsClient) -> str:
-    if isinstance(err, urllib.error.HTTPError):
-        try:
-            detail = err.read().decode("utf-8", "replace")[:200]
-        except Exception:
-            detail = ""
-        return f"HTTP {err.code} {detail}".strip()
-    if isinstance(err, TimeoutError) or "timed out" in str(err):
-        return f"no answer within {client.timeout_s:g} s"
-    if isinstance(err, urllib.error.URLError):
-        return f"cannot reach it: {err.reason}"
+    if isinstance(err, OSError):
+        return str(request_failure(err, client.timeout_s))
     if isinstance(err, json.JSONDecodeError):
         return "the answer is not JSON"
     return f"{type(err).__name__}: {err}"[:300]

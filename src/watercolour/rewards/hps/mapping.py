@@ -1,20 +1,20 @@
-"""HPSv3's mean preference ``mu`` mapped to [0, 1].
+"""HPSv3's mean preference ``mu`` mapped to [0, 1] by a logistic curve::
 
-The mapping is linear between two anchors and clipped::
+    unit(mu) = 1 / (1 + exp(-(mu - centre) / scale))
 
-    unit(mu) = clip((mu - lo) / (hi - lo), 0, 1)
+**The default is** ``logistic(mu / 4)`` (``centre`` 0, ``scale`` 4): the reproduction's
+mapping. HPSv3's scale is open-ended; on the reproduction's pool, mu ran from about -9.2 (its
+``okay`` tier) to +5.2 (its best), which this maps to 0.09..0.79 -- no score is clipped, and
+a rollout better than the pool's best still earns more.
 
-**Calibrated on the pool's range** (:func:`calibrate`): score every pool painting with the
-same prompt the rollouts get, then ``lo`` = the 2nd percentile and ``hi`` = the 98th
-percentile of those scores (percentiles, so one odd painting does not stretch the scale). A
-rollout as preferred as the pool's best paintings earns 1, one below the pool's worst earns 0
-(a near-blank canvas, a smear), and the pool's own spread fills the range between: the HPS
-term then speaks in the same units as the judge, whose standard is also the pool.
+**Calibrated on a pool** (:func:`calibrate`): score every pool painting with the caption the
+rollouts get, take the 2nd and 98th percentiles of those mu (percentiles, so one odd painting
+does not stretch the scale), and put them at ``unit`` 0.02 and 0.98: ``centre`` is their
+midpoint, ``scale`` = (p98 - p2) / (2 ln 49). The pool's own spread then fills the range,
+and the HPS term speaks in the same units as the judge, whose standard is also the pool.
 
-Before calibration the anchors are :data:`DEFAULT_LO` and :data:`DEFAULT_HI`, HPSv3's own
-reading of its scale (its demo calls below 0 "poor quality" and 10 or more "excellent").
-Set the anchors with ``WATERCOLOUR_HPS_RANGE=lo,hi`` (e.g. from ``calibrate``'s output) or a
-JSON file written by :meth:`HpsMapping.save`.
+Set it with ``WATERCOLOUR_HPS_RANGE=lo,hi`` (the mu that map to 0.02 and 0.98, e.g. from
+``calibrate``'s output) or the path of a JSON file written by :meth:`HpsMapping.save`.
 """
 
 from __future__ import annotations
@@ -26,23 +26,46 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-DEFAULT_LO = 0.0
-DEFAULT_HI = 10.0
+from watercolour.rewards.hps.base import PreferenceScorer
+
+DEFAULT_CENTRE = 0.0
+DEFAULT_SCALE = 4.0
+ANCHOR = 0.98
+"""The unit value the upper anchor maps to (the lower one: 1 - ANCHOR)."""
 RANGE_ENV = "WATERCOLOUR_HPS_RANGE"
+_SPAN = 2 * math.log(ANCHOR / (1 - ANCHOR))
+"""(hi - lo) / scale for anchors at 1 - ANCHOR and ANCHOR."""
 
 
 @dataclass(frozen=True)
 class HpsMapping:
-    lo: float = DEFAULT_LO
-    hi: float = DEFAULT_HI
-    source: str = "HPSv3 demo bands (uncalibrated)"
+    centre: float = DEFAULT_CENTRE
+    scale: float = DEFAULT_SCALE
+    source: str = "logistic(mu / 4), the reproduction's default (uncalibrated)"
 
     def __post_init__(self) -> None:
-        if not (math.isfinite(self.lo) and math.isfinite(self.hi)) or self.hi <= self.lo:
-            raise ValueError(f"the HPS range needs lo < hi (finite), got {self.lo}, {self.hi}")
+        if not (math.isfinite(self.centre) and math.isfinite(self.scale)) or self.scale <= 0:
+            raise ValueError(f"the HPS mapping needs a finite centre and a scale > 0, got "
+                             f"{self.centre}, {self.scale}")
+
+    @classmethod
+    def through(cls, lo: float, hi: float, source: str = "anchors") -> HpsMapping:
+        """The curve that maps ``lo`` to 0.02 and ``hi`` to 0.98."""
+        if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+            raise ValueError(f"the HPS range needs lo < hi (finite), got {lo}, {hi}")
+        return cls((lo + hi) / 2, (hi - lo) / _SPAN, source)
+
+    @property
+    def anchors(self) -> tuple[float, float]:
+        """The mu that map to 0.02 and 0.98."""
+        half = self.scale * _SPAN / 2
+        return self.centre - half, self.centre + half
 
     def unit(self, mu: float) -> float:
-        return min(1.0, max(0.0, (mu - self.lo) / (self.hi - self.lo)))
+        z = (mu - self.centre) / self.scale
+        if z < -700:
+            return 0.0
+        return 1.0 / (1.0 + math.exp(-z))
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -55,12 +78,17 @@ class HpsMapping:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> HpsMapping:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-        return cls(float(data["lo"]), float(data["hi"]), str(data.get("source", path)))
+        try:
+            return cls(float(data["centre"]), float(data["scale"]),
+                       str(data.get("source", path)))
+        except (KeyError, TypeError, ValueError):
+            raise ValueError(f"{path}: not an HPS mapping (it needs 'centre' and 'scale')"
+                             ) from None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> HpsMapping:
-        """``WATERCOLOUR_HPS_RANGE``: ``lo,hi`` or the path of a saved mapping; unset: the
-        defaults."""
+        """``WATERCOLOUR_HPS_RANGE``: ``lo,hi`` (see :meth:`through`) or the path of a saved
+        mapping; unset: the default."""
         env = os.environ if environ is None else environ
         raw = (env.get(RANGE_ENV) or "").strip()
         if not raw:
@@ -73,7 +101,7 @@ class HpsMapping:
         except ValueError:
             raise ValueError(f"{RANGE_ENV} must be 'lo,hi' (two numbers) or a mapping JSON "
                              f"file, got {raw!r}") from None
-        return cls(lo, hi, f"{RANGE_ENV}")
+        return cls.through(lo, hi, f"{RANGE_ENV}")
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -89,7 +117,7 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 def calibrate(mus: Sequence[float], lo_q: float = 2.0, hi_q: float = 98.0,
               source: str = "pool") -> HpsMapping:
-    """Anchors from the pool's scores (see the module docstring)."""
+    """The curve fitted on a pool's mu values (see the module docstring)."""
     values = [float(m) for m in mus if m is not None and math.isfinite(m)]
     if len(values) < 2:
         raise ValueError("calibration needs the scores of at least two pool paintings")
@@ -97,10 +125,11 @@ def calibrate(mus: Sequence[float], lo_q: float = 2.0, hi_q: float = 98.0,
     if hi - lo < 1e-6:
         raise ValueError(f"the pool's scores do not spread ({lo:.4f}..{hi:.4f}); cannot "
                          "calibrate on them")
-    return HpsMapping(lo, hi, f"{source}: p{lo_q:g}..p{hi_q:g} of {len(values)} paintings")
+    return HpsMapping.through(lo, hi, f"{source}: p{lo_q:g}..p{hi_q:g} of {len(values)} "
+                              "paintings at 0.02..0.98")
 
 
-def calibrate_on_pool(scorer, pngs: Sequence[bytes], prompt: str,
+def calibrate_on_pool(scorer: PreferenceScorer, pngs: Sequence[bytes], prompt: str,
                       batch: int = 8, source: str = "pool") -> HpsMapping:
     """Score the pool's paintings with ``scorer`` (its raw ``mu``) and :func:`calibrate`."""
     mus: list[float] = []

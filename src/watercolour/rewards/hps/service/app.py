@@ -7,18 +7,29 @@ over HTTP (:class:`watercolour.rewards.hps.client.HpsClient`). This file imports
 
 API::
 
-    GET  /health  -> {"status": "ok", "scorer": "hpsv3" | "stand-in", "device": ..., ...}
+    GET  /health  -> {"status": "loading" | "ready" | "failed", "scorer": "hpsv3", "device":
+                      "cuda", "error": null | "why it failed", "load_s": ..., ...}   (always 200)
     POST /score   {"prompt": "a peach hibiscus in watercolour",
                    "images": ["<base64 PNG>", ...]}          (at most MAX_IMAGES)
                   -> {"scores": [{"mu": 7.21, "sigma": 1.03}, ...], "scorer": ..., "seconds": ...}
 
-Errors are JSON ``{"error": "..."}``: 400 for a bad request, 500 when the model fails.
+Errors are JSON ``{"error": "..."}``: 400 for a bad request, 500 when the model fails, 503
+while the model is loading (with ``Retry-After``) or after it failed to load.
+
+The server listens at once and loads the model in the background (the first start downloads
+~33 GB), so ``/health`` answers throughout and a failed load is reported there, with its
+reason, instead of killing the process. ``sigma`` is HPSv3's uncertainty: the model's second
+output is log sigma, and the service returns ``exp`` of it.
 
 Scorers (``--scorer`` or ``HPS_SCORER``):
 
 - ``hpsv3``: ``hpsv3.HPSv3RewardInferencer(device=...)``, weights from the Hub
-  (``MizzenAI/HPSv3``, ~7B on a Qwen2-VL backbone: a GPU with ~20 GB; bf16). Requests are
-  scored one batch at a time (a lock), in chunks of ``HPS_BATCH`` (default 8).
+  (``MizzenAI/HPSv3``, ~7B on a Qwen2-VL backbone: ~20 GB of GPU memory, ~33 GB of host RAM
+  while loading). It refuses to start when CUDA is not available unless ``--device cpu``
+  is asked for (on the CPU every score would outlast the client's timeout). Requests are
+  scored one batch at a time (a lock), in chunks of ``HPS_BATCH`` (default 8). ``HF_HOME``
+  defaults to ``/data/.huggingface`` where ``/data`` (a Space's persistent storage) is
+  writable, so a restart does not download the weights again.
 - ``stand-in``: a deterministic formula over pixel statistics, **not a model**, with mu on a
   similar scale (about -2..12): for testing this HTTP shell without weights or a GPU.
 
@@ -35,20 +46,28 @@ import base64
 import binascii
 import io
 import json
+import math
 import os
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 MAX_IMAGES = 64
 MAX_BODY = 64 * 1024 * 1024
+PERSISTENT = "/data"
+"""A Hugging Face Space's persistent storage, when it has some."""
 
 
 class BadRequest(ValueError):
     pass
+
+
+class DeviceRefused(RuntimeError):
+    """HPSv3 would run on the CPU without being asked to."""
 
 
 # ---------------------------------------------------------------- scorers
@@ -86,9 +105,10 @@ class HPSv3Scorer:
 
     def __init__(self, device: str | None = None, batch: int | None = None) -> None:
         import torch
+
+        self.device = resolve_device(device)
         from hpsv3 import HPSv3RewardInferencer
 
-        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.batch = batch or int(os.environ.get("HPS_BATCH", "8"))
         self._torch = torch
         self.model = HPSv3RewardInferencer(device=self.device)
@@ -107,9 +127,40 @@ class HPSv3Scorer:
                 with self._torch.inference_mode():
                     rewards = self.model.reward(prompts=[prompt] * len(chunk),
                                                 image_paths=chunk)
-                for row in rewards:
-                    out.append((float(row[0].item()), float(row[1].item())))
+                out += mu_sigma(rewards)
         return out
+
+
+def mu_sigma(rewards: Any) -> list[tuple[float, float]]:
+    """(mu, sigma) per row of HPSv3's output, whose rows are (mu, log sigma)."""
+    return [(float(row[0].item()), math.exp(float(row[1].item()))) for row in rewards]
+
+
+def resolve_device(requested: str | None) -> str:
+    """``requested``, or ``cuda`` when torch can use it. Raises :class:`DeviceRefused` when
+    it would be the CPU (or CUDA is asked for and unavailable), unless ``cpu`` is asked
+    for."""
+    if requested == "cpu":
+        return "cpu"
+    import torch
+
+    if torch.cuda.is_available():
+        return requested or "cuda"
+    built = torch.version.cuda or "no CUDA"
+    raise DeviceRefused(
+        f"CUDA is not available to torch {torch.__version__} (built for {built}; the NVIDIA "
+        "driver must support that CUDA version); HPSv3 on the CPU would outlast every "
+        "client timeout. Pass --device cpu (HPS_DEVICE=cpu) to run it there anyway.")
+
+
+def default_hf_home(environ: Mapping[str, str], persistent: str = PERSISTENT) -> str | None:
+    """Where the Hub cache should go when ``HF_HOME`` is unset: on persistent storage when
+    there is a writable one; else None (the Hub's default)."""
+    if environ.get("HF_HOME"):
+        return None
+    if os.path.isdir(persistent) and os.access(persistent, os.W_OK):
+        return os.path.join(persistent, ".huggingface")
+    return None
 
 
 def make_scorer(kind: str, device: str | None = None):
@@ -118,6 +169,59 @@ def make_scorer(kind: str, device: str | None = None):
     if kind == "hpsv3":
         return HPSv3Scorer(device)
     raise SystemExit(f"unknown scorer {kind!r}: choose hpsv3 or stand-in")
+
+
+class ScorerSlot:
+    """The scorer, loaded in a background thread: ``status`` is ``loading``, ``ready`` or
+    ``failed`` (``error`` says why)."""
+
+    def __init__(self, load: Callable[[], Any], name: str, device: str) -> None:
+        self._load = load
+        self.name = name
+        self.device = device
+        self.scorer: Any = None
+        self.status = "loading"
+        self.error: str | None = None
+        self.load_s: float | None = None
+        self._started = time.monotonic()
+
+    @classmethod
+    def ready(cls, scorer: Any) -> ScorerSlot:
+        slot = cls(lambda: scorer, scorer.name, getattr(scorer, "device", "?"))
+        slot._finish()
+        return slot
+
+    def start(self) -> threading.Thread:
+        thread = threading.Thread(target=self._finish, name="load-scorer", daemon=True)
+        thread.start()
+        return thread
+
+    def _finish(self) -> None:
+        try:
+            scorer = self._load()
+        except BaseException as err:  # the reason goes to /health; the server stays up
+            self.error = f"{type(err).__name__}: {err}"[:500]
+            self.status = "failed"
+            print(f"HPS service: the model failed to load: {self.error}", file=sys.stderr,
+                  flush=True)
+        else:
+            self.scorer = scorer
+            self.device = getattr(scorer, "device", self.device)
+            self.status = "ready"
+        self.load_s = round(time.monotonic() - self._started, 1)
+
+    def unready(self) -> str | None:
+        """Why /score cannot answer now, or None."""
+        if self.status == "loading":
+            waited = time.monotonic() - self._started
+            return f"the model is still loading ({waited:.0f} s so far)"
+        if self.status == "failed":
+            return f"the model failed to load: {self.error}"
+        return None
+
+    def health(self) -> dict[str, Any]:
+        return {"status": self.status, "scorer": self.name, "device": self.device,
+                "error": self.error, "load_s": self.load_s}
 
 
 # ---------------------------------------------------------------- HTTP
@@ -150,7 +254,7 @@ def decode_request(body: bytes) -> tuple[str, list[bytes]]:
     return prompt, decoded
 
 
-def make_handler(scorer, started: float):
+def make_handler(slot: ScorerSlot, started: float):
     lock = threading.Lock()
     served = {"requests": 0, "images": 0}
 
@@ -161,9 +265,12 @@ def make_handler(scorer, started: float):
             if os.environ.get("HPS_LOG"):
                 super().log_message(fmt, *args)
 
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
+        def _send(self, status: int, payload: dict[str, Any],
+                  headers: Mapping[str, str] | None = None) -> None:
             data = json.dumps(payload).encode("utf-8")
             self.send_response(status)
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
@@ -171,8 +278,7 @@ def make_handler(scorer, started: float):
 
         def do_GET(self) -> None:
             if self.path.rstrip("/") in ("/health", ""):
-                self._send(200, {"status": "ok", "scorer": scorer.name,
-                                 "device": getattr(scorer, "device", "?"),
+                self._send(200, {**slot.health(),
                                  "uptime_s": round(time.monotonic() - started, 1), **served})
             else:
                 self._send(404, {"error": f"no route GET {self.path}"})
@@ -191,25 +297,33 @@ def make_handler(scorer, started: float):
             except BadRequest as err:
                 self._send(400, {"error": str(err)})
                 return
+            why = slot.unready()
+            if why is not None:
+                self._send(503, {"error": why, "status": slot.status},
+                           {"Retry-After": "30"} if slot.status == "loading" else None)
+                return
             start = time.monotonic()
             try:
                 with lock:
-                    scores = scorer.score(images, prompt)
+                    scores = slot.scorer.score(images, prompt)
             except Exception as err:  # the model failed: the client sees a 500
                 self._send(500, {"error": f"{type(err).__name__}: {err}"[:500]})
                 return
             served["requests"] += 1
             served["images"] += len(images)
             self._send(200, {"scores": [{"mu": mu, "sigma": sigma} for mu, sigma in scores],
-                             "scorer": scorer.name,
+                             "scorer": slot.name,
                              "seconds": round(time.monotonic() - start, 4)})
 
     return Handler
 
 
-def make_server(scorer, host: str = "127.0.0.1", port: int = 8765) -> ThreadingHTTPServer:
-    """A server (not yet serving): ``server.serve_forever()``; port 0 picks a free one."""
-    server = ThreadingHTTPServer((host, port), make_handler(scorer, time.monotonic()))
+def make_server(scorer: Any, host: str = "127.0.0.1", port: int = 8765
+                ) -> ThreadingHTTPServer:
+    """A server (not yet serving): ``server.serve_forever()``; port 0 picks a free one.
+    ``scorer``: a ready scorer or a :class:`ScorerSlot` (start it after binding)."""
+    slot = scorer if isinstance(scorer, ScorerSlot) else ScorerSlot.ready(scorer)
+    server = ThreadingHTTPServer((host, port), make_handler(slot, time.monotonic()))
     server.daemon_threads = True
     return server
 
@@ -221,12 +335,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8765")))
     parser.add_argument("--device", default=os.environ.get("HPS_DEVICE"),
-                        help="cuda, cuda:1, cpu (default: cuda when available)")
+                        help="cuda, cuda:1, cpu (default: cuda; the CPU only when asked)")
     args = parser.parse_args(argv)
-    scorer = make_scorer(args.scorer, args.device)
-    server = make_server(scorer, args.host, args.port)
+    if args.scorer == "stand-in":
+        slot = ScorerSlot.ready(StandInScorer())
+    else:
+        try:
+            device = resolve_device(args.device)
+        except DeviceRefused as err:
+            print(f"HPS service: {err}", file=sys.stderr)
+            return 2
+        home = default_hf_home(os.environ)
+        if home:
+            os.environ["HF_HOME"] = home
+            print(f"HPS service: HF_HOME={home} (persistent storage)", flush=True)
+        slot = ScorerSlot(lambda: HPSv3Scorer(device), "hpsv3", device)
+    server = make_server(slot, args.host, args.port)
+    if slot.status == "loading":
+        slot.start()
     host, port = server.server_address[:2]
-    print(f"HPS service ({scorer.name} on {getattr(scorer, 'device', '?')}) at "
+    print(f"HPS service ({slot.name} on {slot.device}, {slot.status}) at "
           f"http://{host}:{port}", flush=True)
     try:
         server.serve_forever()
