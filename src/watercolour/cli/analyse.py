@@ -1,0 +1,41 @@
+"""``watercolour analyse CURVE.csv [--rollouts PATH] [--json]``: what a run did, by thirds."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from watercolour.analysis import PUBLISHED, analyse, published_curve
+
+
+def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
+    p = verbs.add_parser(
+        name,
+        help="analyse a training run's curve (and rollouts)",
+        description="From a per-step curve CSV (TRL's column names plus component means such "
+        "as judge_mean, hps_mean or quality_mean, length_mean, paint_fraction_mean) and, when "
+        "given, the run's rollouts: the first / middle / last third means of every column, the "
+        "reward's slope t-statistic, paint coverage change, collapsed groups, step time; with "
+        "rollouts also bad paintings (reward < 0.3) per third, best-of-step vs median, the "
+        "share of the mean's gain from bad paintings becoming rare, the ceiling, n_shapes vs "
+        "reward and the reference draw's effect. Missing columns are skipped with a note. "
+        f"CURVE may also name a published curve: {', '.join(PUBLISHED)}.",
+    )
+    p.add_argument("curve", help="a per-step curve CSV, or the name of a published curve")
+    p.add_argument("--rollouts", type=Path, default=None,
+                   help="the run's rollouts: a .jsonl file or a datasets folder")
+    p.add_argument("--json", action="store_true",
+                   help='print {"thirds": {column: {"first", "middle", "last"}}, "findings": '
+                   '{...}, "rollouts": {...} | null, "notes": [...]}')
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    curve = published_curve(args.curve) if args.curve in PUBLISHED else Path(args.curve)
+    result = analyse(curve, args.rollouts)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        print("\n".join(result.summary_lines()))
+    return 0
