@@ -1,5 +1,6 @@
 """Open a built book's pages in headless Chromium and report what a reader would meet: the
-figures that show, error outputs of cells, JavaScript errors and requests that left the book.
+figures that show, widgets that render, error outputs of cells, JavaScript errors and requests
+that left the book.
 
 Used by the tests (``tests/test_book_pages.py``) and by ``watercolour book check``. Needs
 Playwright and a Chromium (the renderer's: Debian's, else Playwright's).
@@ -29,6 +30,8 @@ class PageReport:
     figures: int = 0
     """Images in the page's content that loaded (naturalWidth > 0)."""
     broken_images: list[str] = field(default_factory=list)
+    widgets: int = 0
+    """Widgets the page's embedded widget state rendered (``.jupyter-widgets`` views)."""
     error_outputs: int = 0
     """Cell outputs that are errors (tracebacks)."""
     js_errors: list[str] = field(default_factory=list)
@@ -86,6 +89,8 @@ def _check_page(browser, root: Path, name: str, settle_ms: int) -> PageReport:
         report.figures = tab.evaluate(_FIGURES_JS)
         report.broken_images = tab.evaluate(_BROKEN_JS)
         report.error_outputs = tab.locator(ERROR_OUTPUT).count()
+        report.widgets = tab.locator(".jupyter-widgets.widget-inline-hbox, .jupyter-widgets"
+                                     ".widget-container, .jupyter-widgets.widget-box").count()
     finally:
         tab.close()
     # a blocked request also shows as a console error; keep it in one list only

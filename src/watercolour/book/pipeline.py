@@ -75,11 +75,12 @@ def is_notebook_page(path: Path) -> bool:
 
 def chapter_parameters(chapter: Path, run_dir: Path, mode: str,
                        overrides: Mapping[str, Any] | None = None,
-                       links: Mapping[str, Mapping[str, tuple[str, ...]]] = LINKS
-                       ) -> dict[str, Any]:
+                       links: Mapping[str, Mapping[str, tuple[str, ...]]] = LINKS,
+                       common: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The parameters the pipeline passes a chapter: its ``out_dir`` under ``RUN/results/``,
-    the ``mode``, the artifacts of earlier chapters (``links``) that exist, then ``overrides``
-    (the caller's, by parameter name). Only parameters the chapter declares are passed."""
+    the ``mode``, the artifacts of earlier chapters (``links``) that exist, then ``common``
+    (for every chapter) and ``overrides`` (for this one). Only parameters the chapter declares
+    are passed."""
     declared = notebooks.notebook_parameters(chapter)
     results = run_dir / "results"
     params: dict[str, Any] = {}
@@ -91,6 +92,7 @@ def chapter_parameters(chapter: Path, run_dir: Path, mode: str,
         found = next((results / c for c in candidates if (results / c).exists()), None)
         if name in declared and found is not None:
             params[name] = str(found)
+    params.update({k: v for k, v in (common or {}).items() if k in declared})
     params.update({k: v for k, v in (overrides or {}).items() if k in declared})
     return params
 
@@ -104,6 +106,7 @@ def run_chapters(
     kernel: str = "python3",
     timeout: float | None = 1800,
     links: Mapping[str, Mapping[str, tuple[str, ...]]] = LINKS,
+    common: Mapping[str, Any] | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> list[ChapterRun]:
     """Execute the book's chapters in reading order into ``run_dir``.
@@ -115,6 +118,8 @@ def run_chapters(
         overrides: chapter stem -> parameters (e.g. ``{"01_the_medium": {"n_examples": 2}}``);
             a parameter the chapter does not declare is an error.
         only: chapter stems to run (default: all); the rest are skipped, not copied.
+        common: parameters for every chapter that declares them (e.g. ``{"seed": 1}``); one
+            that no chapter declares is an error.
         progress: called with one line per chapter (default: print to stderr).
 
     Raises ``NotebookError`` when a chapter fails (``run.json`` says which, and its partial
@@ -138,10 +143,15 @@ def run_chapters(
         if extra:
             raise ValueError(f"{stem} has no parameter(s) {', '.join(extra)}")
     selected = [c for c in chapters if only is None or c.stem in only]
+    declared_anywhere = set().union(*(notebooks.notebook_parameters(c) for c in selected))
+    unused = sorted(set(common or {}) - declared_anywhere)
+    if unused:
+        raise ValueError(f"no chapter declares parameter(s) {', '.join(unused)}")
     runs: list[ChapterRun] = []
     manifest = run / "run.json"
     for number, chapter in enumerate(selected, 1):
-        params = chapter_parameters(chapter, run, mode, overrides.get(chapter.stem), links)
+        params = chapter_parameters(chapter, run, mode, overrides.get(chapter.stem), links,
+                                    common)
         record = ChapterRun(chapter=chapter.relative_to(base).as_posix(), executed=None,
                             parameters=params)
         runs.append(record)
