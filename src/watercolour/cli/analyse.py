@@ -1,4 +1,5 @@
-"""``watercolour analyse CURVE.csv [--rollouts PATH] [--json]``: what a run did, by thirds."""
+"""``watercolour analyse CURVE.csv [--rollouts PATH] [--gallery DIR] [--json]``: what a run did,
+by thirds (and a static gallery of its rollouts)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 from pathlib import Path
 
 from watercolour.analysis import PUBLISHED, analyse, published_curve
+from watercolour.analysis.rollout_gallery import write_rollout_gallery
 
 
 def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
@@ -25,6 +27,8 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("curve", help="a per-step curve CSV, or the name of a published curve")
     p.add_argument("--rollouts", type=Path, default=None,
                    help="the run's rollouts: a .jsonl file or a datasets folder")
+    p.add_argument("--gallery", type=Path, default=None, metavar="DIR",
+                   help="also write a static, sortable HTML gallery of the rollouts into DIR")
     p.add_argument("--json", action="store_true",
                    help='print {"thirds": {column: {"first", "middle", "last"}}, "findings": '
                    '{...}, "rollouts": {...} | null, "notes": [...]}')
@@ -34,6 +38,11 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
 def run(args: argparse.Namespace) -> int:
     curve = published_curve(args.curve) if args.curve in PUBLISHED else Path(args.curve)
     result = analyse(curve, args.rollouts)
+    if args.gallery is not None:
+        if args.rollouts is None:
+            raise ValueError("--gallery needs --rollouts")
+        page = write_rollout_gallery(args.rollouts, args.gallery)
+        result.notes.append(f"rollout gallery: {page}")
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
