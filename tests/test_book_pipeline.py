@@ -242,3 +242,32 @@ def test_cli_runs_the_pipeline(tmp_path):
                           str(book), "--out", str(tmp_path / "run"), "--only", "nope"],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "no chapter(s) nope" in bad.stderr
+
+
+def test_the_analysis_chapter_reads_a_run_of_its_own(tmp_path):
+    from watercolour import notebooks
+
+    curve = tmp_path / "curve.csv"
+    curve.write_text("step,reward,paint_fraction_mean\n" + "".join(
+        f"{s},{0.1 + 0.05 * s},{0.1 + 0.01 * s}\n" for s in range(9)))
+    rollouts = tmp_path / "rollouts.jsonl"
+    rollouts.write_text("".join(
+        json.dumps({"step": s, "index": i, "reward": 0.1 if i < 3 - s // 3 else 0.6,
+                    "status": "ok", "n_shapes": i, "references": [f"love-{s % 3}"]}) + "\n"
+        for s in range(9) for i in range(4)))
+    chapter = ROOT / "notebooks" / "08_analysis_of_a_run.md"
+    assert {"mode", "curve", "rollouts", "out_dir"} <= set(notebooks.notebook_parameters(chapter))
+    notebooks.run_notebook(chapter, tmp_path / "executed",
+                           {"curve": str(curve), "rollouts": str(rollouts), "compare": "",
+                            "mode": "tiny", "out_dir": str(tmp_path / "out")}, timeout=300)
+    summary = json.loads((tmp_path / "out" / "analysis.json").read_text())
+    assert list(summary["runs"]) == ["this run"]
+    run = summary["runs"]["this run"]
+    assert run["thirds"]["reward"]["first"] == pytest.approx(0.15)
+    # 3, 2, 1 bad paintings a step in the three thirds
+    assert {t: v["count"] for t, v in run["rollouts"]["bad"].items()} == {
+        "first": 9, "middle": 6, "last": 3}
+    executed = json.loads((tmp_path / "executed" / "08_analysis_of_a_run.ipynb").read_text())
+    text = "".join("".join(o.get("text", "")) for c in executed["cells"]
+                   for o in c.get("outputs", []))
+    assert "below 0.3 by third: 9 (75%) -> 6 (50%) -> 3 (25%)" in text
