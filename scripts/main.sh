@@ -11,4 +11,5 @@ watercolour gallery --out runs/main/gallery
 watercolour pool build --out runs/main/pool --size "${WATERCOLOUR_POOL_SIZE:-96}"
 watercolour pool info runs/main/pool
 watercolour book run   # every chapter once (papermill), then the HTML from those notebooks
+watercolour book check # every page in headless Chromium: figures, no error outputs, no JS errors
 echo "main: gallery runs/main/gallery/index.html, pool runs/main/pool, book _build/html/index.html"
