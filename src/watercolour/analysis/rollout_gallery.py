@@ -7,8 +7,6 @@ outside the page) and one PNG per rollout under ``out/images/``.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import html
 import json
 import math
@@ -16,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from watercolour.analysis.rollouts import read_rollouts
+from watercolour.analysis.rollouts import read_rollouts, rollout_png
 from watercolour.io import write_bytes_atomic, write_text_atomic
 
 COLUMNS = ("step", "group", "index", "reward", "status", "paint_fraction", "n_shapes")
@@ -62,7 +60,7 @@ def write_rollout_gallery(rollouts: str | os.PathLike[str], out: str | os.PathLi
     rows = []
     for number, row in enumerate(frame.to_dict("records")):
         image = None
-        png = _png_bytes(row.get("png"), source)
+        png = rollout_png(row.get("png"), source)
         if png is not None:
             image = f"images/{number:06d}.png"
             write_bytes_atomic(folder / image, png)
@@ -99,28 +97,6 @@ def _row(row: dict[str, Any], image: str | None) -> str:
             f"<td>{html.escape(terms)}</td><td>{html.escape(violations or '')}</td>"
             f"<td><details><summary>{len(str(sketch).splitlines())} lines</summary>"
             f"<pre>{html.escape(str(sketch))}</pre></details></td></tr>")
-
-
-def _png_bytes(value: Any, source: Path) -> bytes | None:
-    """The PNG of a rollout, stored as bytes, a ``datasets`` Image dict, a path (relative to the
-    dataset), base64 or hex text; ``None`` when there is none."""
-    if isinstance(value, dict):
-        value = value.get("bytes") or value.get("path")
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes(value) or None
-    if not isinstance(value, str) or not value:
-        return None
-    base = source if source.is_dir() else source.parent
-    if (base / value).is_file():
-        return (base / value).read_bytes()
-    for decode in (base64.b64decode, bytes.fromhex):
-        try:
-            data = decode(value)
-        except (ValueError, binascii.Error):
-            continue
-        if data.startswith(b"\x89PNG"):
-            return data
-    return None
 
 
 def _text(value: Any) -> str:

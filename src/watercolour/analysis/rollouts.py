@@ -8,9 +8,12 @@ One row per rollout, as the trainer writes them: ``step``, ``group``, ``index``,
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -97,3 +100,29 @@ def _read_jsonl(source: Path, pictures: bool) -> pd.DataFrame:
 
 def _drop_heavy(frame: pd.DataFrame, pictures: bool) -> pd.DataFrame:
     return frame if pictures else frame.drop(columns=[c for c in HEAVY if c in frame.columns])
+
+
+def rollout_png(value: Any, source: str | os.PathLike[str]) -> bytes | None:
+    """The PNG of a rollout, stored as bytes, a ``datasets`` Image dict, a path (relative to the
+    dataset), base64 or hex text; ``None`` when there is none."""
+    if isinstance(value, dict):
+        value = value.get("bytes") or value.get("path")
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value) or None
+    if not isinstance(value, str) or not value:
+        return None
+    source = Path(source)
+    base = source if source.is_dir() else source.parent
+    try:
+        if len(value) < 1024 and (base / value).is_file():
+            return (base / value).read_bytes()
+    except OSError:
+        pass  # not a path
+    for decode in (base64.b64decode, bytes.fromhex):
+        try:
+            data = decode(value)
+        except (ValueError, binascii.Error):
+            continue
+        if data.startswith(b"\x89PNG"):
+            return data
+    return None
