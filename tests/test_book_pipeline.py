@@ -271,3 +271,6 @@ def test_the_analysis_chapter_reads_a_run_of_its_own(tmp_path):
     text = "".join("".join(o.get("text", "")) for c in executed["cells"]
                    for o in c.get("outputs", []))
     assert "below 0.3 by third: 9 (75%) -> 6 (50%) -> 3 (25%)" in text
+    gallery = Path(summary["parameters"]["gallery"])
+    assert gallery.read_text().count("<tr class=") == 36
+    assert "application/vnd.jupyter.widget-view+json" in json.dumps(executed)
