@@ -1,9 +1,12 @@
-"""``watercolour book build|run|list``: build the Jupyter Book, or run one chapter with papermill.
+"""``watercolour book build|run|check|list``: build the Jupyter Book, run it as a pipeline.
 
 - ``watercolour book build [--root DIR] [--out DIR] [--all]`` runs ``jupyter-book build`` on the
   book root (the folder with ``_config.yml`` and ``_toc.yml``), executing the chapters.
-- ``watercolour book run notebooks/01_the_medium.md --out runs/book -p n_examples=2`` executes
-  one chapter with papermill and writes ``runs/book/01_the_medium.ipynb``.
+- ``watercolour book run [--out runs/book] [-p 01_the_medium.n_examples=2]`` runs the book as a
+  pipeline: every chapter executed once with papermill, then the HTML built from the executed
+  notebooks (``watercolour.book.pipeline``); ``watercolour book run CHAPTER`` runs one chapter
+  and writes ``runs/book/<chapter>.ipynb``.
+- ``watercolour book check [HTML]`` opens the built pages in headless Chromium.
 - ``watercolour book list`` prints the chapters in reading order.
 """
 
@@ -15,9 +18,11 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 from watercolour import notebooks
+from watercolour.book import pipeline
 
 
 def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
@@ -52,21 +57,52 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
 
     run_p = actions.add_parser(
         "run",
-        help="run one chapter with papermill",
-        description="Execute one chapter (a MyST .md notebook) with papermill. Parameters "
-        "are injected after its `parameters` cell; values are read as JSON when they parse "
-        "(2, 0.5, true, null, [1,2]) and as strings otherwise.",
+        help="run the whole book as a pipeline (or one chapter) with papermill",
+        description="Without CHAPTER: execute every chapter once, in reading order, with "
+        "papermill from its text form into OUT (OUT/executed/*.ipynb, OUT/results/<chapter>/, "
+        "OUT/run.json), handing each chapter the artifacts of the ones before it, with a "
+        "progress line per chapter; then build the HTML from those executed notebooks with "
+        "execution off (into --html). With CHAPTER: execute that one chapter. Parameters "
+        "are injected after a chapter's `parameters` cell; values are read as JSON when they "
+        "parse (2, 0.5, true, null, [1,2]) and as strings otherwise.",
     )
-    run_p.add_argument("chapter", type=Path, help="the chapter, e.g. notebooks/01_the_medium.md")
+    run_p.add_argument("chapter", type=Path, nargs="?", default=None,
+                       help="one chapter to run, e.g. notebooks/01_the_medium.md (default: all)")
+    run_p.add_argument("--root", type=Path, default=None,
+                       help="folder with _config.yml and _toc.yml (default: found from here)")
     run_p.add_argument("--out", type=Path, default=Path("runs/book"),
-                       help="folder for the executed notebook (default: runs/book)")
-    run_p.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE",
-                       help="a parameter for the chapter (repeatable)")
+                       help="the run folder (default: runs/book)")
+    run_p.add_argument("-p", "--parameter", action="append", default=[],
+                       metavar="[CHAPTER.]NAME=VALUE",
+                       help="a parameter (repeatable); in the pipeline NAME=VALUE goes to every "
+                       "chapter that declares NAME, CHAPTER.NAME=VALUE (e.g. "
+                       "01_the_medium.n_examples=2) to one")
+    run_p.add_argument("--mode", default="tiny", choices=pipeline.MODES,
+                       help="the scale, passed to every chapter with a `mode` parameter (tiny)")
+    run_p.add_argument("--only", nargs="+", default=None, metavar="CHAPTER",
+                       help="run only these chapters (stems, e.g. 08_analysis_of_a_run)")
+    run_p.add_argument("--html", type=Path, default=None,
+                       help="build folder for the HTML (default ROOT/_build: the HTML lands in "
+                       "ROOT/_build/html)")
+    run_p.add_argument("--no-build", action="store_true",
+                       help="execute the chapters only; build no HTML")
     run_p.add_argument("-k", "--kernel", default="python3", help="Jupyter kernel (python3)")
-    run_p.add_argument("--timeout", type=float, default=600,
-                       help="seconds any one cell may run (default 600)")
+    run_p.add_argument("--timeout", type=float, default=1800,
+                       help="seconds any one cell may run (default 1800)")
     run_p.add_argument("--json", action="store_true", help="print the result as JSON")
     run_p.set_defaults(run=run)
+
+    check = actions.add_parser(
+        "check",
+        help="open the built pages in headless Chromium and report errors",
+        description="Open every page of a built book offline in headless Chromium: figures "
+        "shown, cell error outputs, JavaScript errors, broken images, requests that left the "
+        "book. Exit code 1 when any page has a problem.",
+    )
+    check.add_argument("html", type=Path, nargs="?", default=None,
+                       help="the HTML folder (default: ROOT/_build/html)")
+    check.add_argument("--json", action="store_true", help="print the reports as JSON")
+    check.set_defaults(run=run)
 
     list_p = actions.add_parser("list", help="list the chapters in reading order")
     list_p.add_argument("--root", type=Path, default=None,
@@ -79,7 +115,9 @@ def run(args: argparse.Namespace) -> int:
     if args.book_action == "build":
         return _build(args)
     if args.book_action == "run":
-        return _run(args)
+        return _run(args) if args.chapter is not None else _pipeline(args)
+    if args.book_action == "check":
+        return _check(args)
     return _list(args)
 
 
@@ -152,6 +190,66 @@ def _run(args: argparse.Namespace) -> int:
     else:
         print(f"ran {args.chapter} in {seconds:.1f} s: {output}")
     return 0
+
+
+def _pipeline_parameters(items: list[str]) -> tuple[dict, dict]:
+    """``-p`` values -> (for every chapter, {chapter: for that one})."""
+    common: dict = {}
+    scoped: dict[str, dict] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        chapter, dot, name = key.rpartition(".")
+        name, parsed = notebooks.parse_parameter(f"{name}{sep}{value}")
+        if dot:
+            scoped.setdefault(chapter.strip(), {})[name] = parsed
+        else:
+            common[name] = parsed
+    return common, scoped
+
+
+def _pipeline(args: argparse.Namespace) -> int:
+    root = _book_root(args.root)
+    common, scoped = _pipeline_parameters(args.parameter)
+    say = (lambda line: print(line, file=sys.stderr, flush=True)) if args.json else (
+        lambda line: print(line, flush=True))
+    t0 = time.perf_counter()
+    runs = pipeline.run_chapters(root, args.out, mode=args.mode, overrides=scoped,
+                                 only=args.only, kernel=args.kernel, timeout=args.timeout,
+                                 common=common, progress=say)
+    html = None
+    if not args.no_build:
+        say("building the HTML from the executed notebooks (no execution)")
+        t1 = time.perf_counter()
+        html = pipeline.build_html(root, args.out, out=args.html or root / "_build")
+        say(f"built in {time.perf_counter() - t1:.1f} s: {html / 'index.html'}")
+    seconds = time.perf_counter() - t0
+    if args.json:
+        print(json.dumps({"run": str(args.out.resolve()), "html": str(html) if html else None,
+                          "seconds": round(seconds, 2),
+                          "chapters": [{"chapter": r.chapter, "seconds": r.seconds,
+                                        "executed": r.executed, "parameters": r.parameters}
+                                       for r in runs]}, indent=2))
+    else:
+        print(f"book run: {len(runs)} chapters in {seconds:.1f} s "
+              f"({args.out.resolve() / 'run.json'})")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from watercolour.book.pages import check_pages
+
+    html = args.html or _book_root(None) / "_build" / "html"
+    reports = check_pages(html)
+    if args.json:
+        print(json.dumps([{**asdict(r), "ok": r.ok} for r in reports], indent=2))
+    else:
+        for r in reports:
+            problems = r.js_errors + [f"broken image {b}" for b in r.broken_images] + (
+                [f"{r.error_outputs} error outputs"] if r.error_outputs else []) + [
+                f"outside request {u}" for u in r.outside_requests]
+            print(f"{'ok ' if r.ok else 'BAD'} {r.page}: {r.figures} figures"
+                  + "".join(f"\n    {p}" for p in problems))
+    return 0 if all(r.ok for r in reports) else 1
 
 
 def _list(args: argparse.Namespace) -> int:

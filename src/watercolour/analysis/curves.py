@@ -1,0 +1,52 @@
+"""Per-step training curves: read a curve CSV (TRL's column names plus component means) and
+find the reproduction's published curves shipped with the package."""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+from pathlib import Path
+
+import pandas as pd
+
+PUBLISHED = {"hps-only": "curve-hps-only.csv", "hps-led": "curve-hps-led.csv"}
+"""The reproduction's published curves (``analysis/data/``, BSD-3-Clause), by reward mix."""
+
+COMPONENTS = ("judge_mean", "hps_mean", "quality_mean", "length_mean", "paint_fraction_mean",
+              "gate_mean")
+"""Per-step means of the reward's terms a curve may carry (any subset)."""
+
+
+def published_curve(mix: str) -> Path:
+    """The path of a published curve shipped with the package: ``"hps-only"`` or ``"hps-led"``."""
+    if mix not in PUBLISHED:
+        raise ValueError(f"no published curve {mix!r}; choose one of {', '.join(PUBLISHED)}")
+    return Path(str(resources.files("watercolour.analysis") / "data" / PUBLISHED[mix]))
+
+
+def read_curve(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Read a per-step curve CSV, sorted by ``step`` (the row number when there is no ``step``
+    column). Non-numeric columns are dropped; empty cells are NaN.
+
+    Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for a file that is not
+    a CSV with at least one numeric column and one row.
+    """
+    source = Path(path)
+    if not source.is_file():
+        raise FileNotFoundError(f"curve not found: {source}")
+    try:
+        frame = pd.read_csv(source)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
+        raise ValueError(f"{source} is not a curve CSV: {err}") from err
+    numeric = frame.apply(pd.to_numeric, errors="coerce").dropna(axis=1, how="all")
+    if numeric.empty:
+        raise ValueError(f"{source} has no numeric columns: not a curve CSV")
+    if "step" not in numeric.columns:
+        numeric.insert(0, "step", range(len(numeric)))
+    numeric = numeric[numeric["step"].notna()]
+    return numeric.sort_values("step", kind="stable").reset_index(drop=True)
+
+
+def numeric_columns(curve: pd.DataFrame) -> list[str]:
+    """The curve's numeric columns other than ``step``."""
+    return [c for c in curve.columns if c != "step"]

@@ -1,0 +1,77 @@
+"""One call for the whole analysis of a run: :func:`analyse` a curve CSV (and its rollouts)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from watercolour.analysis.curves import numeric_columns, read_curve
+from watercolour.analysis.findings import curve_findings, rollout_findings
+from watercolour.analysis.rollouts import read_rollouts
+from watercolour.analysis.thirds import thirds_means
+
+
+@dataclass
+class Analysis:
+    """The results of :func:`analyse`, JSON-ready (``asdict``)."""
+
+    curve: str
+    thirds: dict[str, dict[str, float | None]]
+    """Every numeric column of the curve -> its mean over the first, middle and last third."""
+    findings: dict[str, Any]
+    rollouts: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+    """What was skipped and why (a column or the rollouts missing)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def summary_lines(self) -> list[str]:
+        """A few lines for people: the headline numbers, then the notes."""
+        f = self.findings
+        lines = [f"{self.curve}: {f['steps']} steps"]
+        for name, change in [("reward", f.get("reward")), *f.get("components", {}).items()]:
+            if change and change["first"] is not None and change["last"] is not None:
+                lines.append(f"  {name}: {change['first']:.3f} -> {change['middle']:.3f} -> "
+                             f"{change['last']:.3f} (first / middle / last third)")
+        if f.get("reward_slope", {}).get("t") is not None:
+            s = f["reward_slope"]
+            lines.append(f"  reward slope {s['slope']:+.5f}/step, t = {s['t']:.1f}")
+        if "collapsed" in f:
+            lines.append(f"  steps with a collapsed group: {f['collapsed']['steps_with_collapse']}")
+        if "step_time" in f:
+            lines.append(f"  step time: median {f['step_time']['median_s']:.0f} s, "
+                         f"{f['step_time']['total_h']:.1f} h in all")
+        r = self.rollouts
+        if r and "bad" in r:
+            bad = " -> ".join(str(r["bad"][t]["count"]) for t in ("first", "middle", "last"))
+            lines.append(f"  rollouts: {r['rollouts']} ({r['unavailable']} unavailable); "
+                         f"below 0.3 by third: {bad}")
+            share = r["bad_becoming_rare"]["share"]
+            if share is not None:
+                lines.append(f"  share of the mean's gain from fewer bad paintings: {share:.2f}")
+            bm = r["best_vs_median"]
+            if bm["best"]["moved"] is not None:
+                lines.append(f"  best-of-step moved {bm['best']['moved']:+.3f}, median "
+                             f"{bm['median']['moved']:+.3f}")
+        lines += [f"  note: {n}" for n in self.notes]
+        return lines
+
+
+def analyse(curve: str | os.PathLike[str], rollouts: str | os.PathLike[str] | None = None
+            ) -> Analysis:
+    """Analyse a per-step curve CSV and, when given, the run's rollouts dataset."""
+    frame = read_curve(curve)
+    notes: list[str] = []
+    findings = curve_findings(frame, notes)
+    rollout_results = None
+    if rollouts is not None:
+        rollout_results = rollout_findings(read_rollouts(rollouts), notes)
+    else:
+        notes.append("no rollouts given: bad paintings per third, best-of-step vs median, the "
+                     "gain from fewer bad paintings, the ceiling, n_shapes vs reward and the "
+                     "reference draw's effect need them (--rollouts)")
+    return Analysis(curve=str(Path(curve)), thirds=thirds_means(frame, numeric_columns(frame)),
+                    findings=findings, rollouts=rollout_results, notes=notes)

@@ -1,0 +1,295 @@
+"""The book as a pipeline: execute every chapter once with papermill, then build the HTML from
+those executed notebooks (no second execution).
+
+:func:`run_chapters` reads ``_toc.yml``, runs each chapter (a MyST text notebook) from its text
+form into ``RUN/executed/<chapter>.ipynb`` and its results into ``RUN/results/<key>/``, in
+reading order, handing each chapter the artifacts of the ones before it (:data:`LINKS`: the pool
+chapter's build becomes the reward chapter's ``pool``, a training run's curve becomes the
+analysis chapter's ``curve``). :func:`build_html` lays the executed notebooks beside the front
+matter in ``RUN/book/`` and runs ``jupyter-book build`` there with execution off.
+``RUN/run.json`` records every chapter's parameters, time and outcome.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from watercolour import notebooks
+from watercolour.io import write_json_atomic, write_text_atomic
+
+MODES = ("tiny", "smoke-4b", "full")
+"""The scales a chapter's ``mode`` parameter may take; ``tiny`` runs on a CPU."""
+
+RESULT_KEYS = {
+    "01_the_medium": "medium",
+    "03_environment_and_gates": "gates",
+    "04_building_the_pool": "pool",
+    "05_reward_components": "rewards",
+    "06_smoke_run": "smoke",
+    "07_full_run": "train",
+    "08_analysis_of_a_run": "analysis",
+}
+"""Chapter -> the folder under ``RUN/results/`` it writes to (its ``out_dir``); a chapter not
+listed writes to a folder named after it."""
+
+LINKS: dict[str, dict[str, tuple[str, ...]]] = {
+    "05_reward_components": {"pool": ("pool/build",)},
+    "08_analysis_of_a_run": {"curve": ("train/curve.csv", "smoke/curve.csv"),
+                             "rollouts": ("train/rollouts", "smoke/rollouts")},
+}
+"""Chapter -> parameter -> candidate artifacts (relative to ``RUN/results/``) from earlier
+chapters: the first that exists when the chapter starts is passed; none: its default stays."""
+
+BUILD_FOLDER = "book"
+"""Under the run folder: the book source the HTML is built from (executed notebooks)."""
+
+
+@dataclass
+class ChapterRun:
+    """One chapter's execution in the pipeline."""
+
+    chapter: str
+    """Its source, relative to the book root."""
+    executed: str | None
+    """The executed notebook (``None`` for a prose page, copied as it is)."""
+    parameters: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+    ok: bool = True
+    error: str | None = None
+
+
+def is_notebook_page(path: Path) -> bool:
+    """A MyST text notebook (has a ``{code-cell}``), as opposed to a prose page."""
+    return path.suffix == ".md" and "```{code-cell}" in path.read_text(encoding="utf-8")
+
+
+def chapter_parameters(chapter: Path, run_dir: Path, mode: str,
+                       overrides: Mapping[str, Any] | None = None,
+                       links: Mapping[str, Mapping[str, tuple[str, ...]]] = LINKS,
+                       common: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The parameters the pipeline passes a chapter: its ``out_dir`` under ``RUN/results/``,
+    the ``mode``, the artifacts of earlier chapters (``links``) that exist, then ``common``
+    (for every chapter) and ``overrides`` (for this one). Only parameters the chapter declares
+    are passed."""
+    declared = notebooks.notebook_parameters(chapter)
+    results = run_dir / "results"
+    params: dict[str, Any] = {}
+    if "out_dir" in declared:
+        params["out_dir"] = str(results / RESULT_KEYS.get(chapter.stem, chapter.stem))
+    if "mode" in declared:
+        params["mode"] = mode
+    for name, candidates in links.get(chapter.stem, {}).items():
+        found = next((results / c for c in candidates if (results / c).exists()), None)
+        if name in declared and found is not None:
+            params[name] = str(found)
+    params.update({k: v for k, v in (common or {}).items() if k in declared})
+    params.update({k: v for k, v in (overrides or {}).items() if k in declared})
+    return params
+
+
+def run_chapters(
+    root: str | os.PathLike[str],
+    run_dir: str | os.PathLike[str],
+    mode: str = "tiny",
+    overrides: Mapping[str, Mapping[str, Any]] | None = None,
+    only: list[str] | None = None,
+    kernel: str = "python3",
+    timeout: float | None = 1800,
+    links: Mapping[str, Mapping[str, tuple[str, ...]]] = LINKS,
+    common: Mapping[str, Any] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> list[ChapterRun]:
+    """Execute the book's chapters in reading order into ``run_dir``.
+
+    Args:
+        root: the book root (``_config.yml`` + ``_toc.yml``).
+        run_dir: the run folder (``executed/``, ``results/``, ``run.json``).
+        mode: passed to every chapter that declares ``mode`` (one of :data:`MODES`).
+        overrides: chapter stem -> parameters (e.g. ``{"01_the_medium": {"n_examples": 2}}``);
+            a parameter the chapter does not declare is an error.
+        only: chapter stems to run (default: all); the rest are skipped, not copied.
+        common: parameters for every chapter that declares them (e.g. ``{"seed": 1}``); one
+            that no chapter declares is an error.
+        progress: called with one line per chapter (default: print to stderr).
+
+    Raises ``NotebookError`` when a chapter fails (``run.json`` says which, and its partial
+    notebook is kept); ``ValueError`` for an unknown mode, chapter or parameter.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode {mode!r} is not one of {', '.join(MODES)}")
+    base = Path(root).resolve()
+    run = Path(run_dir).resolve()
+    say = progress or (lambda line: print(line, file=sys.stderr, flush=True))
+    chapters = [c.path for c in notebooks.list_chapters(base) if is_notebook_page(c.path)]
+    overrides = dict(overrides or {})
+    known = {c.stem for c in chapters}
+    unknown = sorted((set(overrides) | set(only or [])) - known)
+    if unknown:
+        raise ValueError(f"no chapter(s) {', '.join(unknown)}; the book has: "
+                         f"{', '.join(sorted(known))}")
+    for stem, params in overrides.items():
+        path = next(c for c in chapters if c.stem == stem)
+        extra = sorted(set(params) - set(notebooks.notebook_parameters(path)))
+        if extra:
+            raise ValueError(f"{stem} has no parameter(s) {', '.join(extra)}")
+    selected = [c for c in chapters if only is None or c.stem in only]
+    declared_anywhere = set().union(*(notebooks.notebook_parameters(c) for c in selected))
+    unused = sorted(set(common or {}) - declared_anywhere)
+    if unused:
+        raise ValueError(f"no chapter declares parameter(s) {', '.join(unused)}")
+    runs: list[ChapterRun] = []
+    manifest = run / "run.json"
+    for number, chapter in enumerate(selected, 1):
+        params = chapter_parameters(chapter, run, mode, overrides.get(chapter.stem), links,
+                                    common)
+        record = ChapterRun(chapter=chapter.relative_to(base).as_posix(), executed=None,
+                            parameters=params)
+        runs.append(record)
+        say(f"[{number}/{len(selected)}] {chapter.stem}: running")
+        t0 = time.perf_counter()
+        try:
+            executed = notebooks.run_notebook(chapter, run / "executed", params, kernel=kernel,
+                                              timeout=timeout)
+        except notebooks.NotebookError as err:
+            record.seconds, record.ok, record.error = round(time.perf_counter() - t0, 2), False, \
+                str(err)
+            _write_manifest(manifest, base, mode, runs)
+            say(f"[{number}/{len(selected)}] {chapter.stem}: FAILED after {record.seconds:.1f} s")
+            raise
+        record.seconds = round(time.perf_counter() - t0, 2)
+        record.executed = str(executed)
+        _write_manifest(manifest, base, mode, runs)
+        say(f"[{number}/{len(selected)}] {chapter.stem}: ok in {record.seconds:.1f} s")
+    return runs
+
+
+def build_html(root: str | os.PathLike[str], run_dir: str | os.PathLike[str],
+               out: str | os.PathLike[str] | None = None, all_pages: bool = True) -> Path:
+    """Build the HTML from the run's executed notebooks, executing nothing.
+
+    Lays out ``RUN/book/``: the book's ``_config.yml`` (execution off), ``_toc.yml``, its prose
+    pages and front matter, and each executed chapter as ``notebooks/<stem>.ipynb`` (links to
+    ``<stem>.md`` follow it); a chapter the run did not execute is left out of the table of
+    contents. Runs ``jupyter-book build`` there into ``out`` (default ``RUN/_build``; the HTML
+    lands in ``<out>/html``) and returns the HTML folder."""
+    import yaml
+
+    base = Path(root).resolve()
+    run = Path(run_dir).resolve()
+    manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    executed = {Path(c["chapter"]): Path(c["executed"]) for c in manifest["chapters"]
+                if c["ok"] and c["executed"]}
+    source = run / BUILD_FOLDER
+    shutil.rmtree(source, ignore_errors=True)
+    source.mkdir(parents=True)
+    chapters = notebooks.list_chapters(base)
+    # the folders (and top-level files) of the book's pages, sources and front matter
+    for top in sorted({c.path.relative_to(base).parts[0] for c in chapters}):
+        if (base / top).is_dir():
+            shutil.copytree(base / top, source / top,
+                            ignore=shutil.ignore_patterns("*.ipynb", ".*"))
+        else:
+            shutil.copy2(base / top, source / top)
+    stems = {p.stem for p in executed}
+    for page in source.rglob("*.md"):
+        page.write_text(_relink(page.read_text(encoding="utf-8"), stems), encoding="utf-8")
+    dropped = set()
+    for chapter in chapters:
+        rel = chapter.path.relative_to(base)
+        if rel in executed:  # the executed notebook replaces its text form
+            (source / rel).unlink(missing_ok=True)
+            nb = json.loads(executed[rel].read_text(encoding="utf-8"))
+            _fold_injected_parameters(nb)
+            _relink_cells(nb, stems)
+            write_text_atomic(source / rel.with_suffix(".ipynb"), json.dumps(nb, indent=1))
+        elif is_notebook_page(chapter.path):
+            dropped.add(rel.with_suffix("").as_posix())
+    config = yaml.safe_load((base / "_config.yml").read_text(encoding="utf-8"))
+    config.setdefault("execute", {})["execute_notebooks"] = "off"
+    write_text_atomic(source / "_config.yml", yaml.safe_dump(config, sort_keys=False))
+    toc = yaml.safe_load((base / "_toc.yml").read_text(encoding="utf-8"))
+    write_text_atomic(source / "_toc.yml", yaml.safe_dump(_drop_from_toc(toc, dropped),
+                                                          sort_keys=False))
+    out_dir = Path(out).resolve() if out is not None else run / "_build"
+    path_output = out_dir.parent if out_dir.name == "_build" else out_dir
+    cmd = [_jupyter_book(), "build", str(source), "--path-output", str(path_output)]
+    if all_pages:
+        cmd.append("--all")
+    proc = subprocess.run(cmd, cwd=source, capture_output=True, text=True)
+    html = path_output / "_build" / "html"
+    if proc.returncode != 0 or not (html / "index.html").is_file():
+        tail = (proc.stdout + proc.stderr).strip().splitlines()[-15:]
+        raise RuntimeError(f"jupyter-book build failed (exit {proc.returncode}): "
+                           + " | ".join(tail))
+    return html
+
+
+def _write_manifest(path: Path, root: Path, mode: str, runs: list[ChapterRun]) -> None:
+    write_json_atomic(path, {"root": str(root), "mode": mode,
+                             "ok": all(r.ok for r in runs),
+                             "seconds": round(sum(r.seconds for r in runs), 2),
+                             "chapters": [asdict(r) for r in runs]})
+
+
+def _fold_injected_parameters(nb: dict) -> None:
+    """papermill's injected-parameters cell: folded in the page (the values stay readable)."""
+    for cell in nb.get("cells", []):
+        tags = cell.setdefault("metadata", {}).setdefault("tags", [])
+        if "injected-parameters" in tags and "hide-input" not in tags:
+            tags.append("hide-input")
+
+
+def _relink(text: str, stems: set[str]) -> str:
+    for stem in stems:
+        text = re.sub(rf"(\]\([^)\s]*?\b{re.escape(stem)})\.md(?=[#)])", r"\1.ipynb", text)
+    return text
+
+
+def _relink_cells(nb: dict, stems: set[str]) -> None:
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") == "markdown":
+            source = cell["source"]
+            text = "".join(source) if isinstance(source, list) else source
+            cell["source"] = _relink(text, stems)
+
+
+def _drop_from_toc(toc: dict, dropped: set[str]) -> dict:
+    def keep(entries: list[dict]) -> list[dict]:
+        kept = []
+        for entry in entries:
+            if entry.get("file", "").removesuffix(".md") in dropped:
+                continue
+            if "sections" in entry:
+                entry = {**entry, "sections": keep(entry["sections"])}
+            kept.append(entry)
+        return kept
+
+    for part in toc.get("parts", []):
+        part["chapters"] = keep(part.get("chapters", []))
+    toc["parts"] = [p for p in toc.get("parts", []) if p["chapters"]] if "parts" in toc else None
+    if toc["parts"] is None:
+        del toc["parts"]
+    if "chapters" in toc:
+        toc["chapters"] = keep(toc["chapters"])
+    return toc
+
+
+def _jupyter_book() -> str:
+    beside = Path(sys.executable).parent / "jupyter-book"
+    if beside.is_file():
+        return str(beside)
+    found = shutil.which("jupyter-book")
+    if found is None:
+        raise FileNotFoundError("jupyter-book is not installed; install the book extra: "
+                                "pip install 'watercolour[book]'")
+    return found

@@ -1,0 +1,50 @@
+"""``watercolour analyse CURVE.csv [--rollouts PATH] [--gallery DIR] [--json]``: what a run did,
+by thirds (and a static gallery of its rollouts)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from watercolour.analysis import PUBLISHED, analyse, published_curve
+from watercolour.analysis.rollout_gallery import write_rollout_gallery
+
+
+def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
+    p = verbs.add_parser(
+        name,
+        help="analyse a training run's curve (and rollouts)",
+        description="From a per-step curve CSV (TRL's column names plus component means such "
+        "as judge_mean, hps_mean or quality_mean, length_mean, paint_fraction_mean) and, when "
+        "given, the run's rollouts: the first / middle / last third means of every column, the "
+        "reward's slope t-statistic, paint coverage change, collapsed groups, step time; with "
+        "rollouts also bad paintings (reward < 0.3) per third, best-of-step vs median, the "
+        "share of the mean's gain from bad paintings becoming rare, the ceiling, n_shapes vs "
+        "reward and the reference draw's effect. Missing columns are skipped with a note. "
+        f"CURVE may also name a published curve: {', '.join(PUBLISHED)}.",
+    )
+    p.add_argument("curve", help="a per-step curve CSV, or the name of a published curve")
+    p.add_argument("--rollouts", type=Path, default=None,
+                   help="the run's rollouts: a .jsonl file or a datasets folder")
+    p.add_argument("--gallery", type=Path, default=None, metavar="DIR",
+                   help="also write a static, sortable HTML gallery of the rollouts into DIR")
+    p.add_argument("--json", action="store_true",
+                   help='print {"thirds": {column: {"first", "middle", "last"}}, "findings": '
+                   '{...}, "rollouts": {...} | null, "notes": [...]}')
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    curve = published_curve(args.curve) if args.curve in PUBLISHED else Path(args.curve)
+    result = analyse(curve, args.rollouts)
+    if args.gallery is not None:
+        if args.rollouts is None:
+            raise ValueError("--gallery needs --rollouts")
+        page = write_rollout_gallery(args.rollouts, args.gallery)
+        result.notes.append(f"rollout gallery: {page}")
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        print("\n".join(result.summary_lines()))
+    return 0

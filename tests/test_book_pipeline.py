@@ -1,0 +1,276 @@
+"""The book as a pipeline: chapters executed once by papermill, artifacts handed on, the HTML
+built from the executed notebooks with no second execution, and the built pages opened in real
+headless Chromium (figures, widgets, no error outputs, no JavaScript errors)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from watercolour.book import pipeline
+from watercolour.book.sphinx_assets import unique_scripts
+
+ROOT = Path(__file__).resolve().parents[1]
+HEADER = textwrap.dedent("""\
+    ---
+    jupytext:
+      text_representation:
+        format_name: myst
+    kernelspec:
+      display_name: Python 3
+      language: python
+      name: python3
+    ---
+    """)
+
+# A chapter that counts its executions and writes an artifact for the next one.
+MAKER = HEADER + textwrap.dedent("""\
+    # Making
+
+    ```{code-cell} ipython3
+    :tags: [parameters]
+
+    size = 3
+    out_dir = "runs/book/making"
+    ```
+
+    ```{code-cell} ipython3
+    from pathlib import Path
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "executions.txt", "a") as handle:
+        handle.write("1\\n")
+    (out / "artifact.json").write_text('{"size": %d}' % size)
+    print("made", size)
+    ```
+    """)
+
+# A chapter that reads the artifact (handed on by the pipeline) and shows a widget.
+USER = HEADER + textwrap.dedent("""\
+    # Using
+
+    ```{code-cell} ipython3
+    :tags: [parameters]
+
+    artifact = ""
+    out_dir = "runs/book/using"
+    ```
+
+    ```{code-cell} ipython3
+    import json
+    from pathlib import Path
+
+    import ipywidgets
+
+    size = json.loads(Path(artifact).read_text())["size"]
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    Path(out_dir, "used.json").write_text(json.dumps({"size": size, "artifact": artifact}))
+    ipywidgets.IntSlider(value=size, description="size")
+    ```
+    """)
+
+INDEX = ("# A small book\n\n- [Making](../notebooks/00_making.md)\n"
+         "- [Analysis](../notebooks/08_analysis_of_a_run.md)\n")
+LINKS = {"00_using": {"artifact": ("00_making/artifact.json",)}}
+
+
+def _small_book(tmp_path: Path, maker: str = MAKER) -> Path:
+    """A book with the real analysis chapter and two small ones (the real front matter's
+    configuration and widget scripts)."""
+    book = tmp_path / "src"
+    (book / "notebooks").mkdir(parents=True)
+    shutil.copy(ROOT / "_config.yml", book / "_config.yml")
+    shutil.copytree(ROOT / "book", book / "book")
+    (book / "book" / "index.md").write_text(INDEX)
+    (book / "notebooks" / "00_making.md").write_text(maker)
+    (book / "notebooks" / "00_using.md").write_text(USER)
+    shutil.copy(ROOT / "notebooks" / "08_analysis_of_a_run.md", book / "notebooks")
+    (book / "_toc.yml").write_text(textwrap.dedent("""\
+        format: jb-book
+        root: book/index
+        parts:
+          - caption: Small
+            chapters:
+              - file: notebooks/00_making
+              - file: notebooks/00_using
+          - caption: Analysis
+            chapters:
+              - file: notebooks/08_analysis_of_a_run
+        """))
+    return book
+
+
+# ---------------------------------------------------------------- no browser
+
+
+def test_each_script_is_listed_once():
+    from sphinx.builders.html._assets import _JavaScript
+
+    body = 'const THEBE_JS_URL = "x"'
+    # what Sphinx 7.4 lists for a script added after the builder started: None, then ''
+    scripts = [_JavaScript("doctools.js"), _JavaScript(None, body=body),
+               _JavaScript("a.js", priority=500), _JavaScript("", body=body),
+               _JavaScript("a.js", priority=500), _JavaScript("b.js", **{"async": "async"})]
+    kept = unique_scripts(scripts)
+    assert [s.filename for s in kept] == ["doctools.js", None, "a.js", "b.js"]
+
+
+def test_pipeline_parameters_and_refusals(tmp_path):
+    book = _small_book(tmp_path)
+    chapter = book / "notebooks" / "00_using.md"
+    run = tmp_path / "run"
+    # no artifact yet: the default stays; out_dir always goes under RUN/results
+    assert pipeline.chapter_parameters(chapter, run, "tiny", links=LINKS) == {
+        "out_dir": str(run / "results" / "00_using")}
+    (run / "results" / "00_making").mkdir(parents=True)
+    (run / "results" / "00_making" / "artifact.json").write_text("{}")
+    params = pipeline.chapter_parameters(chapter, run, "tiny", {"out_dir": "x"}, LINKS)
+    assert params == {"out_dir": "x", "artifact": str(run / "results/00_making/artifact.json")}
+    with pytest.raises(ValueError, match="no chapter"):
+        pipeline.run_chapters(book, run, only=["99_missing"])
+    with pytest.raises(ValueError, match="no parameter"):
+        pipeline.run_chapters(book, run, overrides={"00_making": {"sizee": 1}})
+    with pytest.raises(ValueError, match="no chapter declares"):
+        pipeline.run_chapters(book, run, common={"nothing": 1})
+    with pytest.raises(ValueError, match="mode"):
+        pipeline.run_chapters(book, run, mode="huge")
+
+
+def test_a_failing_chapter_stops_the_pipeline_and_is_recorded(tmp_path):
+    book = _small_book(tmp_path, MAKER.replace('print("made", size)', "1 / 0"))
+    lines: list[str] = []
+    with pytest.raises(pipeline.notebooks.NotebookError, match="ZeroDivisionError"):
+        pipeline.run_chapters(book, tmp_path / "run", progress=lines.append, links=LINKS,
+                              timeout=120)
+    manifest = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert manifest["ok"] is False and len(manifest["chapters"]) == 1
+    assert "ZeroDivisionError" in manifest["chapters"][0]["error"]
+    assert lines[-1].startswith("[1/3] 00_making: FAILED after")
+
+
+# ---------------------------------------------------------------- the pipeline and the book
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_the_pipeline_executes_once_and_the_book_is_built_from_it(tmp_path):
+    from watercolour.book.pages import check_pages
+
+    book = _small_book(tmp_path)
+    run = tmp_path / "run"
+    lines: list[str] = []
+    runs = pipeline.run_chapters(book, run, overrides={"00_making": {"size": 7},
+                                                       "08_analysis_of_a_run": {"window": 5}},
+                                 links=LINKS, progress=lines.append, timeout=300)
+    assert [r.chapter for r in runs] == ["notebooks/00_making.md", "notebooks/00_using.md",
+                                         "notebooks/08_analysis_of_a_run.md"]
+    done = [line for line in lines if ": ok in " in line]
+    assert [re.match(r"\[(\d)/3\] (\S+): ok in [\d.]+ s", line).groups() for line in done] == [
+        ("1", "00_making"), ("2", "00_using"), ("3", "08_analysis_of_a_run")]
+    results = run / "results"
+    # the artifact was handed on, and the chapters wrote their results
+    assert json.loads((results / "00_using" / "used.json").read_text()) == {
+        "size": 7, "artifact": str(results / "00_making" / "artifact.json")}
+    analysis = json.loads((results / "analysis" / "analysis.json").read_text())
+    assert analysis["parameters"]["window"] == 5
+    led = analysis["runs"]["hps-led"]
+    assert round(led["thirds"]["reward"]["first"], 2) == 0.57
+    assert round(led["thirds"]["reward"]["last"], 2) == 0.82
+    manifest = json.loads((run / "run.json").read_text())
+    assert manifest["ok"] and all(c["seconds"] > 0 for c in manifest["chapters"])
+    assert not list((book / "notebooks").glob("*.ipynb")), "no .ipynb beside the sources"
+
+    html = pipeline.build_html(book, run, out=tmp_path / "site" / "_build")
+    assert html == tmp_path / "site" / "_build" / "html"
+    # built from the executed notebooks: nothing ran a second time
+    assert (results / "00_making" / "executions.txt").read_text() == "1\n"
+    page = (html / "notebooks" / "00_making.html").read_text()
+    assert "made 7" in page
+    index = (html / "book" / "index.html").read_text()
+    assert 'href="../notebooks/08_analysis_of_a_run.html"' in index
+    using = (html / "notebooks" / "00_using.html").read_text()
+    assert "application/vnd.jupyter.widget-state+json" in using
+    for name in ("book/index.html", "notebooks/00_using.html"):
+        assert (html / name).read_text().count("const THEBE_JS_URL") == 1
+
+    reports = {r.page: r for r in check_pages(html)}
+    assert set(reports) >= {"book/index.html", "notebooks/00_making.html",
+                            "notebooks/00_using.html", "notebooks/08_analysis_of_a_run.html"}
+    for report in reports.values():
+        assert report.ok, report
+    assert reports["notebooks/08_analysis_of_a_run.html"].figures >= 7
+    assert reports["notebooks/00_using.html"].widgets >= 1
+
+
+@pytest.mark.browser
+def test_the_page_check_sees_javascript_errors_and_broken_images(tmp_path):
+    from watercolour.book.pages import check_pages
+
+    (tmp_path / "index.html").write_text(
+        "<main><script>const X = 1</script><script>const X = 2</script>"
+        '<img src="missing.png"><div class="cell_output"><div class="output traceback">'
+        "Traceback</div></div></main>")
+    (report,) = check_pages(tmp_path, ["index.html"])
+    assert any("already been declared" in e for e in report.js_errors), report
+    assert report.broken_images == ["missing.png"]
+    assert report.error_outputs == 1 and not report.ok
+
+
+def test_cli_runs_the_pipeline(tmp_path):
+    book = _small_book(tmp_path)
+    (book / "notebooks" / "00_using.md").unlink()
+    toc = (book / "_toc.yml").read_text().replace("      - file: notebooks/00_using\n", "")
+    (book / "_toc.yml").write_text(toc)
+    proc = subprocess.run(
+        [sys.executable, "-m", "watercolour", "book", "run", "--root", str(book), "--out",
+         str(tmp_path / "run"), "--only", "00_making", "-p", "00_making.size=4", "--no-build",
+         "--json"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert [c["chapter"] for c in out["chapters"]] == ["notebooks/00_making.md"]
+    assert out["chapters"][0]["parameters"]["size"] == 4 and out["html"] is None
+    assert re.search(r"\[1/1\] 00_making: ok in [\d.]+ s", proc.stderr)
+    bad = subprocess.run([sys.executable, "-m", "watercolour", "book", "run", "--root",
+                          str(book), "--out", str(tmp_path / "run"), "--only", "nope"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "no chapter(s) nope" in bad.stderr
+
+
+def test_the_analysis_chapter_reads_a_run_of_its_own(tmp_path):
+    from watercolour import notebooks
+
+    curve = tmp_path / "curve.csv"
+    curve.write_text("step,reward,paint_fraction_mean\n" + "".join(
+        f"{s},{0.1 + 0.05 * s},{0.1 + 0.01 * s}\n" for s in range(9)))
+    rollouts = tmp_path / "rollouts.jsonl"
+    rollouts.write_text("".join(
+        json.dumps({"step": s, "index": i, "reward": 0.1 if i < 3 - s // 3 else 0.6,
+                    "status": "ok", "n_shapes": i, "references": [f"love-{s % 3}"]}) + "\n"
+        for s in range(9) for i in range(4)))
+    chapter = ROOT / "notebooks" / "08_analysis_of_a_run.md"
+    assert {"mode", "curve", "rollouts", "out_dir"} <= set(notebooks.notebook_parameters(chapter))
+    notebooks.run_notebook(chapter, tmp_path / "executed",
+                           {"curve": str(curve), "rollouts": str(rollouts), "compare": "",
+                            "mode": "tiny", "out_dir": str(tmp_path / "out")}, timeout=300)
+    summary = json.loads((tmp_path / "out" / "analysis.json").read_text())
+    assert list(summary["runs"]) == ["this run"]
+    run = summary["runs"]["this run"]
+    assert run["thirds"]["reward"]["first"] == pytest.approx(0.15)
+    # 3, 2, 1 bad paintings a step in the three thirds
+    assert {t: v["count"] for t, v in run["rollouts"]["bad"].items()} == {
+        "first": 9, "middle": 6, "last": 3}
+    executed = json.loads((tmp_path / "executed" / "08_analysis_of_a_run.ipynb").read_text())
+    text = "".join("".join(o.get("text", "")) for c in executed["cells"]
+                   for o in c.get("outputs", []))
+    assert "below 0.3 by third: 9 (75%) -> 6 (50%) -> 3 (25%)" in text
+    gallery = Path(summary["parameters"]["gallery"])
+    assert gallery.read_text().count("<tr class=") == 36
+    assert "application/vnd.jupyter.widget-view+json" in json.dumps(executed)
