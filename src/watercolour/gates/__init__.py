@@ -7,23 +7,24 @@
 
 Modules, one job each: :mod:`~watercolour.gates.extract` (reply -> sketch),
 :mod:`~watercolour.gates.inventory` (static inventory from the JavaScript parser),
-:mod:`~watercolour.gates.methods` (the real p5.brush methods, the 10-method allowlist),
 :mod:`~watercolour.gates.image` (paint, shape edges, specks), :mod:`~watercolour.gates.violations`
-(the vocabulary) and :mod:`~watercolour.gates.verdict` (the decision).
+(the vocabulary) and :mod:`~watercolour.gates.verdict` (the decision). The brush API they check
+against (the real methods, the 10-method allowlist) is :mod:`watercolour.render.brush`,
+re-exported here.
 """
 
 from watercolour.gates.extract import Extraction, extract_sketch
 from watercolour.gates.image import Floors, ImageMeasures, measure, measure_rgb
 from watercolour.gates.inventory import MAX_SKETCH_CHARS, Inventory, take_inventory
-from watercolour.gates.methods import (
+from watercolour.gates.verdict import MODES, GateVerdict, assess, check
+from watercolour.gates.violations import VOCABULARY, Finding, Violation
+from watercolour.render.brush import (
     ALLOWLIST,
     FILLED_SHAPE_METHODS,
     PAINTING_METHODS,
     brush_methods,
     bundle_exports,
 )
-from watercolour.gates.verdict import MODES, GateVerdict, assess, check
-from watercolour.gates.violations import VOCABULARY, Finding, Violation
 
 __all__ = [
     "ALLOWLIST",

@@ -20,9 +20,9 @@ from typing import Any, Literal
 from watercolour.gates.extract import Extraction, extract_sketch
 from watercolour.gates.image import Floors, ImageMeasures, measure
 from watercolour.gates.inventory import MAX_SKETCH_CHARS, Inventory, take_inventory
-from watercolour.gates.methods import ALLOWLIST, PAINTING_METHODS
 from watercolour.gates.violations import Finding, Violation, ordered
 from watercolour.render.attempts import SketchRenderer, render_attempts
+from watercolour.render.brush import ALLOWLIST, PAINTING_METHODS
 from watercolour.render.result import RenderResult
 
 Mode = Literal["library", "allowlist"]

@@ -39,12 +39,6 @@ from watercolour.pool.subjects import (
     subject_phrase,
 )
 
-ALLOWLIST: tuple[str, ...] = (
-    "scaleBrushes", "noStroke", "fill", "noFill", "fillBleed", "fillTexture",
-    "beginShape", "vertex", "endShape", "circle",
-)
-"""The ten brush methods a sketch may call (the same list the gates enforce)."""
-
 VARIANTS: tuple[str, ...] = ("good", "flat", "muddy", "sparse", "dark", "off_centre")
 WEAK_VARIANTS: tuple[str, ...] = VARIANTS[1:]
 NEGATIVES: tuple[str, ...] = ("blank", "blob", "scribble", "faint", "grey", "off_canvas")
