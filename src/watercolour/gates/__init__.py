@@ -14,7 +14,7 @@ re-exported here.
 """
 
 from watercolour.gates.extract import Extraction, extract_sketch
-from watercolour.gates.image import Floors, ImageMeasures, measure, measure_rgb
+from watercolour.gates.image import Floors, ImageMeasures, image_measures, measure_rgb
 from watercolour.gates.inventory import MAX_SKETCH_CHARS, Inventory, take_inventory
 from watercolour.gates.verdict import MODES, GateVerdict, assess, check
 from watercolour.gates.violations import VOCABULARY, Finding, Violation
@@ -45,7 +45,7 @@ __all__ = [
     "bundle_exports",
     "check",
     "extract_sketch",
-    "measure",
+    "image_measures",
     "measure_rgb",
     "take_inventory",
 ]

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from watercolour.gates.extract import Extraction, extract_sketch
-from watercolour.gates.image import Floors, ImageMeasures, measure
+from watercolour.gates.image import Floors, ImageMeasures, image_measures
 from watercolour.gates.inventory import MAX_SKETCH_CHARS, Inventory, take_inventory
 from watercolour.gates.violations import Finding, Violation, ordered
 from watercolour.render.attempts import SketchRenderer, render_attempts
@@ -205,7 +205,7 @@ def assess(
         notes.append(f"infrastructure: {render.infra_error}")
     elif render is not None:
         if image is None and render.png is not None:
-            image = measure(render.png)
+            image = image_measures(render.png)
         n_shapes = int(render.evidence.get("n_shapes", 0) or 0)
         run_findings, run_notes = runtime_findings(inventory, render, image, mode, floors)
         findings += run_findings
