@@ -16,7 +16,7 @@ re-exported here.
 from watercolour.gates.extract import Extraction, extract_sketch
 from watercolour.gates.image import Floors, ImageMeasures, image_measures, measure_rgb
 from watercolour.gates.inventory import MAX_SKETCH_CHARS, Inventory, take_inventory
-from watercolour.gates.verdict import MODES, GateVerdict, assess, check
+from watercolour.gates.verdict import MODES, GateConfig, GateVerdict, assess, check
 from watercolour.gates.violations import VOCABULARY, Finding, Violation
 from watercolour.render.brush import (
     ALLOWLIST,
@@ -36,6 +36,7 @@ __all__ = [
     "Extraction",
     "Finding",
     "Floors",
+    "GateConfig",
     "GateVerdict",
     "ImageMeasures",
     "Inventory",

@@ -20,9 +20,11 @@ else is a :class:`MixError` at start-up, with the reason.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from watercolour import settings
+from watercolour.settings import setting
 
 GATE_WEIGHT = 0.05
 LENGTH_WEIGHT = 0.05
@@ -51,10 +53,10 @@ class Mix:
     """The weight of each component; build with :meth:`preset`, :meth:`from_weights` or
     :meth:`from_env`."""
 
-    judge: float
-    hps: float
-    gate: float = GATE_WEIGHT
-    length: float = LENGTH_WEIGHT
+    judge: float = setting(env=JUDGE_ENV, help="the pairwise judge's weight")
+    hps: float = setting(env=HPS_ENV, help="the HPSv3 preference score's weight")
+    gate: float = setting(GATE_WEIGHT, help="the gate's weight (fixed)")
+    length: float = setting(LENGTH_WEIGHT, help="the length term's weight (fixed)")
 
     def __post_init__(self) -> None:
         validate(self.judge, self.hps)
@@ -98,27 +100,15 @@ class Mix:
             MixError: only one is set, one is not a number, or the weights are out of range
                 or do not sum to 0.90.
         """
-        env = os.environ if environ is None else environ
-        raw_judge = (env.get(JUDGE_ENV) or "").strip()
-        raw_hps = (env.get(HPS_ENV) or "").strip()
-        if not raw_judge and not raw_hps:
+        weights = settings.env_values(cls, environ, error=MixError)
+        if not weights:
             return cls.preset(DEFAULT_MIX)
-        if not raw_judge or not raw_hps:
-            given, missing = (JUDGE_ENV, HPS_ENV) if raw_judge else (HPS_ENV, JUDGE_ENV)
+        if len(weights) == 1:
+            given, missing = (JUDGE_ENV, HPS_ENV) if "judge" in weights else (HPS_ENV, JUDGE_ENV)
             raise MixError(f"{given} is set but {missing} is not: set both (e.g. "
                            f"{JUDGE_ENV}=0.3 {HPS_ENV}=0.6 for hps-led) or neither "
                            f"(the default, {DEFAULT_MIX})")
-        return cls(judge=_number(JUDGE_ENV, raw_judge), hps=_number(HPS_ENV, raw_hps))
-
-
-def _number(name: str, raw: str) -> float:
-    try:
-        value = float(raw)
-    except ValueError:
-        raise MixError(f"{name} must be a number, got {raw!r}") from None
-    if not math.isfinite(value):
-        raise MixError(f"{name} must be a finite number, got {raw!r}")
-    return value
+        return cls(**weights)
 
 
 def validate(judge: float, hps: float) -> None:
