@@ -57,22 +57,11 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
 
 
 def run_build(args: argparse.Namespace) -> int:
+    from watercolour.pool.backends import choose_critic, choose_painters
     from watercolour.pool.build import build_pool
 
-    painters = None
-    critic = None
-    if args.painters:
-        from watercolour.pool.painters import DEFAULT_PAINTER_MODELS, model_painters
-
-        models: list[str] = []
-        for m in args.painters:
-            models.extend(DEFAULT_PAINTER_MODELS if m == "default" else [m])
-        painters = model_painters(models, base_url=args.base_url, vision=args.vision)
-    if args.critic:
-        from watercolour.pool.chat import HF_ROUTER, ChatClient
-        from watercolour.pool.critic import OpenAICritic
-
-        critic = OpenAICritic(ChatClient(args.base_url or HF_ROUTER, model=args.critic))
+    painters = choose_painters(args.painters or (), base_url=args.base_url, vision=args.vision)
+    critic = choose_critic(args.critic, base_url=args.base_url)
     config = settings.from_arguments(BuildConfig, args, progress=not args.quiet)
     result = build_pool(config, painters=painters, critic=critic)
     if args.json:

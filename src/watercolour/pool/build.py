@@ -36,6 +36,7 @@ from typing import Any
 
 from watercolour.io import write_json_atomic
 from watercolour.pool import procedural
+from watercolour.pool.backends import choose_critic, choose_painters
 from watercolour.pool.chat import ChatError
 from watercolour.pool.critic import Critic, CritiqueRequest, OfflineCritic
 from watercolour.pool.dataset import default_card, write_pool_folder
@@ -44,7 +45,6 @@ from watercolour.pool.painters import (
     Attempt,
     Painter,
     PaintRequest,
-    ProceduralPainter,
     Reference,
 )
 from watercolour.pool.schema import sha256, validate_rows
@@ -294,8 +294,8 @@ def build_pool(
             build more paintings); the log is kept and a rerun reuses it.
     """
     config = config or BuildConfig()
-    painters = list(painters) if painters else [ProceduralPainter()]
-    critic = critic or OfflineCritic()
+    painters = list(painters) if painters else choose_painters()
+    critic = critic or choose_critic()
     if config.rounds < 1 or config.size < 1:
         raise ValueError("size and rounds must be at least 1")
     out = Path(config.out)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from watercolour import settings
 from watercolour.settings import setting
@@ -124,3 +125,54 @@ def validate(judge: float, hps: float) -> None:
                        f"length take 0.05 each), got {judge:g} + {hps:g} = {judge + hps:g}; "
                        f"presets: " + ", ".join(f"{n} ({j:g}, {h:g})"
                                                for n, (j, h) in PRESETS.items()))
+
+
+def combine(
+    mix: Mix,
+    gate_status: str,
+    length_raw: float,
+    judge_raw: float | None = None,
+    hps_raw: float | None = None,
+) -> tuple[float | None, str, str | None, dict[str, dict[str, Any]]]:
+    """The total from the parts: (total, status, unavailable part, components).
+
+    ``gate_status`` is the verdict's ``ok``/``rejected``/``unavailable``. A needed component
+    (weight > 0) that is None makes the whole total None.
+    """
+    weights = mix.weights
+    raws: dict[str, float | None] = {"gate": None, "length": length_raw, "judge": judge_raw,
+                                     "hps": hps_raw}
+    missing: str | None = None
+    if gate_status == "unavailable":
+        status, missing = "unavailable", "render"
+    elif gate_status == "rejected":
+        status = "rejected"
+    elif gate_status == "ok":
+        status = "ok"
+        raws["gate"] = 1.0
+        for name in ("judge", "hps"):
+            if weights[name] > 0 and raws[name] is None:
+                status, missing = "unavailable", name
+                break
+    else:
+        raise ValueError(f"unknown gate status {gate_status!r}")
+    components: dict[str, dict[str, Any]] = {}
+    total: float | None = 0.0
+    for name in ("gate", "length", "judge", "hps"):
+        w = weights[name]
+        raw = raws[name]
+        if status == "rejected":
+            raw = 0.0 if name in ("gate",) else raw
+            contribution: float | None = 0.0
+        elif status == "unavailable":
+            contribution = None
+        else:
+            contribution = w * raw if (w > 0 and raw is not None) else 0.0
+        components[name] = {"raw": raw, "weight": w, "contribution": contribution}
+    if status == "ok":
+        total = round(sum(c["contribution"] for c in components.values()), 6)
+    elif status == "rejected":
+        total = 0.0
+    else:
+        total = None
+    return total, status, missing, components
