@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from watercolour.errors import SetupError
+
 BOOK_FILES = ("_config.yml", "_toc.yml")
 """The files that mark the book's root folder (the repository root)."""
 
@@ -26,7 +28,7 @@ NOTEBOOK_SUFFIXES = (".md", ".ipynb", ".py")
 """File types the table of contents may name without a suffix, tried in this order."""
 
 
-class NotebookError(RuntimeError):
+class NotebookError(SetupError):
     """A notebook could not be run: its kernel is missing, or one of its cells raised."""
 
     def __init__(

@@ -47,13 +47,15 @@ import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
+from watercolour.errors import InputError
+
 T = TypeVar("T")
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
 
 
-class SettingError(ValueError):
+class SettingError(InputError):
     """A setting's text could not become its value (the message names the variable or flag)."""
 
 
@@ -94,7 +96,12 @@ def env_values(cls: type, environ: Mapping[str, str] | None = None,
     for f in dataclasses.fields(cls):
         meta = f.metadata
         if meta.get("reader") is not None:
-            value = meta["reader"](env)
+            try:
+                value = meta["reader"](env)
+            except InputError:
+                raise
+            except ValueError as err:  # a reader's bad text is a setting error too
+                raise error(str(err)) from None
             if value is not None:
                 values[f.name] = value
             continue

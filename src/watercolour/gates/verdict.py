@@ -27,7 +27,7 @@ from watercolour.gates.violations import Finding, Violation, ordered
 from watercolour.render.attempts import SketchRenderer, render_attempts
 from watercolour.render.brush import ALLOWLIST, PAINTING_METHODS
 from watercolour.render.result import RenderResult
-from watercolour.settings import setting
+from watercolour.settings import SettingError, setting
 
 Mode = Literal["library", "allowlist"]
 MODES: tuple[str, ...] = typing.get_args(Mode)
@@ -45,7 +45,7 @@ class GateConfig:
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
-            raise ValueError(f"the gate mode must be library or allowlist, got {self.mode!r}")
+            raise SettingError(f"the gate mode must be library or allowlist, got {self.mode!r}")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> GateConfig:

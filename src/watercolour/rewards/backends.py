@@ -12,13 +12,14 @@ chapters build them here, so the choice is made in one place:
 
 from __future__ import annotations
 
+from watercolour.errors import SetupError
 from watercolour.rewards.config import RewardConfig
 from watercolour.rewards.hps.base import PreferenceScorer
 from watercolour.rewards.judge.base import PairwiseJudge
 from watercolour.rewards.references import ReferencePool, draw_references
 
 
-class RewardSetupError(RuntimeError):
+class RewardSetupError(SetupError):
     """The reward cannot be set up (no pool, a pool too small): raised at start-up."""
 
 

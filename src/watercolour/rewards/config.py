@@ -39,7 +39,7 @@ from watercolour.rewards.hps.mapping import HpsMapping
 from watercolour.rewards.judge.openai_judge import DEFAULT_MODEL
 from watercolour.rewards.mix import Mix
 from watercolour.rewards.references import DEFAULT_REFERENCES
-from watercolour.settings import setting
+from watercolour.settings import SettingError, setting
 
 DEFAULT_POOL = "runs/pool"
 JUDGES = ("auto", "pool-fitted", "openai")
@@ -83,14 +83,14 @@ class RewardConfig:
 
     def __post_init__(self) -> None:
         if self.judge not in JUDGES:
-            raise ValueError(f"the judge must be one of {', '.join(JUDGES)}, got {self.judge!r}")
+            raise SettingError(f"the judge must be one of {', '.join(JUDGES)}, got {self.judge!r}")
         if self.judge_base_url and self.judge_provider:
-            raise ValueError("set WATERCOLOUR_JUDGE_BASE_URL or WATERCOLOUR_JUDGE_PROVIDER, "
+            raise SettingError("set WATERCOLOUR_JUDGE_BASE_URL or WATERCOLOUR_JUDGE_PROVIDER, "
                              "not both")
         if self.references < 1:
-            raise ValueError(f"references must be at least 1, got {self.references}")
+            raise SettingError(f"references must be at least 1, got {self.references}")
         if self.gate_mode not in ("library", "allowlist"):
-            raise ValueError(f"the gate mode must be library or allowlist, got "
+            raise SettingError(f"the gate mode must be library or allowlist, got "
                              f"{self.gate_mode!r}")
 
     @property

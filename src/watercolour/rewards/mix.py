@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from watercolour import settings
+from watercolour.errors import InputError
 from watercolour.settings import setting
 
 GATE_WEIGHT = 0.05
@@ -45,7 +46,7 @@ DEFAULT_MIX = "judge-led"
 COMPONENTS: tuple[str, ...] = ("gate", "length", "judge", "hps")
 
 
-class MixError(ValueError):
+class MixError(InputError):
     """Invalid reward weights (raised at start-up, never mid-run)."""
 
 
