@@ -3,15 +3,12 @@ their traceback; ``gate`` honours ``WATERCOLOUR_GATE_MODE`` like ``score``."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from watercolour.cli import main
 from watercolour.cli import render as render_verb
 from watercolour.gates import Violation
-
-FIXTURES = Path(__file__).parent / "fixtures" / "gates"
+from watercolour.gates.fixtures import fixture_path
 
 
 @pytest.mark.parametrize("verb", ["render", "gate", "score"])
@@ -34,7 +31,7 @@ def test_a_missing_file_is_the_same_one_line_error(verb, tmp_path, capsys):
 
 def test_a_bad_variable_is_one_line(monkeypatch, tmp_path, capsys):
     monkeypatch.setenv("WATERCOLOUR_GATE_MODE", "strict")
-    assert main(["gate", str(FIXTURES / "ok_setup_only.js")]) == 2
+    assert main(["gate", str(fixture_path("ok_setup_only.js"))]) == 2
     assert capsys.readouterr().err.strip() == ("watercolour gate: error: WATERCOLOUR_GATE_MODE "
                                                "must be one of library, allowlist, got 'strict'")
 
@@ -49,7 +46,7 @@ def test_a_bug_keeps_its_traceback(monkeypatch, tmp_path):
 
 
 def test_gate_mode_comes_from_the_environment_unless_a_flag_says(monkeypatch, capsys):
-    sketch = str(FIXTURES / "ok_brush_named_like_p5.js")  # calls brush.rect: off the allowlist
+    sketch = str(fixture_path("ok_brush_named_like_p5.js"))  # calls brush.rect: off the allowlist
     monkeypatch.setenv("WATERCOLOUR_GATE_MODE", "allowlist")
     assert main(["gate", sketch, "--json"]) == 1  # decided statically: no browser needed
     assert Violation.NOT_ALLOWLISTED.value in capsys.readouterr().out

@@ -8,12 +8,15 @@
 Modules, one job each: :mod:`~watercolour.gates.extract` (reply -> sketch),
 :mod:`~watercolour.gates.inventory` (static inventory from the JavaScript parser),
 :mod:`~watercolour.gates.image` (paint, shape edges, specks), :mod:`~watercolour.gates.violations`
-(the vocabulary) and :mod:`~watercolour.gates.verdict` (the decision). The brush API they check
+(the vocabulary), :mod:`~watercolour.gates.verdict` (the decision) and
+:mod:`~watercolour.gates.fixtures` (the shipped fixtures with their expected verdicts, and
+``matches_expected``). The brush API they check
 against (the real methods, the 10-method allowlist) is :mod:`watercolour.render.brush`,
 re-exported here.
 """
 
 from watercolour.gates.extract import Extraction, extract_sketch
+from watercolour.gates.fixtures import Expected, expected_verdicts, matches_expected
 from watercolour.gates.image import Floors, ImageMeasures, image_measures, measure_rgb
 from watercolour.gates.inventory import MAX_SKETCH_CHARS, Inventory, take_inventory
 from watercolour.gates.verdict import MODES, GateConfig, GateVerdict, assess, check
@@ -33,6 +36,7 @@ __all__ = [
     "MODES",
     "PAINTING_METHODS",
     "VOCABULARY",
+    "Expected",
     "Extraction",
     "Finding",
     "Floors",
@@ -45,8 +49,10 @@ __all__ = [
     "brush_methods",
     "bundle_exports",
     "check",
+    "expected_verdicts",
     "extract_sketch",
     "image_measures",
+    "matches_expected",
     "measure_rgb",
     "take_inventory",
 ]
