@@ -4,7 +4,7 @@ flags and the docs are read from them."""
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import pytest
@@ -92,3 +92,24 @@ def test_pool_build_flags_are_build_configs_fields():
     assert got == BuildConfig(out="o", render_workers=2, subjects=["a lotus"])
     defaults = build_parser().parse_args(["pool", "build", "--out", "o"])
     assert settings.from_arguments(BuildConfig, defaults) == BuildConfig(out="o")
+
+
+def test_settings_fields_work_with_hf_argument_parser():
+    transformers = pytest.importorskip("transformers")
+    parser = transformers.HfArgumentParser(Example)
+    (got,) = parser.parse_args_into_dataclasses(["--count", "4", "--colour", "blue"])
+    assert (got.count, got.colour, got.ratio) == (4, "blue", 0.5)
+    assert "how many" in parser.format_help()
+
+
+@dataclass
+class HfStyle:
+    steps: int = field(default=10, metadata={"help": "optimiser steps"})
+
+
+def test_plain_fields_with_help_get_flags_too():
+    parser = argparse.ArgumentParser()
+    settings.add_arguments(parser, HfStyle)
+    assert "optimiser steps (default 10)" in parser.format_help()
+    assert settings.from_arguments(HfStyle, parser.parse_args(["--steps", "3"])).steps == 3
+    assert settings.env_values(HfStyle, {"STEPS": "5"}) == {}  # no variable declared

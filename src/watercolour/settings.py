@@ -33,7 +33,10 @@ value built from several variables) declares ``reader=``: a function of the whol
 that returns the value, or None for the default. ``positive=True`` rejects zero and negative
 numbers; ``choices=`` restricts the values.
 
-The same fields can feed TRL's ``HfArgumentParser``: it reads ``metadata["help"]`` too.
+The fields stay plain dataclass fields whose ``metadata`` holds only ``{"help": ...}`` (the
+variable, checks and reader are kept beside them), so a configuration declared with
+:func:`setting` also works with ``transformers.HfArgumentParser`` / TRL's ``TrlParser``, and
+this reader works on their ``field(metadata={"help": ...})`` fields (help only, no variable).
 """
 
 from __future__ import annotations
@@ -74,10 +77,24 @@ def setting(default: Any = dataclasses.MISSING, *, env: str | None = None, help:
         reader: for values no single string describes: ``reader(environ)`` returns the value,
             or None to keep the default.
     """
-    metadata = {"env": env, "help": help, "positive": positive,
-                "choices": tuple(choices) if choices is not None else None, "reader": reader}
-    return dataclasses.field(default=default, default_factory=default_factory,
-                             metadata=metadata)
+    f = dataclasses.field(default=default, default_factory=default_factory,
+                          metadata={"help": help} if help else None)
+    _EXTRAS[id(f)] = (f, {"env": env, "positive": positive, "reader": reader,
+                          "choices": tuple(choices) if choices is not None else None})
+    return f
+
+
+_EXTRAS: dict[int, tuple[dataclasses.Field, dict[str, Any]]] = {}
+"""What :func:`setting` knows beyond the help, per field: kept beside the field, not in its
+``metadata``, because ``HfArgumentParser`` passes every metadata key on to argparse."""
+
+
+def _meta(f: dataclasses.Field) -> dict[str, Any]:
+    """A field's help (from its metadata, so plain ``field(metadata={"help": ...})`` fields
+    work too) and the variable, checks and reader :func:`setting` gave it."""
+    entry = _EXTRAS.get(id(f))
+    extras = entry[1] if entry is not None and entry[0] is f else {}
+    return {"help": f.metadata.get("help", ""), **extras}
 
 
 def from_env(cls: type[T], environ: Mapping[str, str] | None = None, **overrides: Any) -> T:
@@ -94,7 +111,7 @@ def env_values(cls: type, environ: Mapping[str, str] | None = None,
     hints = _hints(cls)
     values: dict[str, Any] = {}
     for f in dataclasses.fields(cls):
-        meta = f.metadata
+        meta = _meta(f)
         if meta.get("reader") is not None:
             try:
                 value = meta["reader"](env)
@@ -118,7 +135,7 @@ def env_values(cls: type, environ: Mapping[str, str] | None = None,
 def parse(annotation: Any, raw: str, name: str, f: dataclasses.Field | None = None) -> Any:
     """The value of ``raw`` for a field annotated ``annotation`` (``name`` is the variable or
     flag, for the message)."""
-    meta = f.metadata if f is not None else {}
+    meta = _meta(f) if f is not None else {}
     kind, choices = _kind(annotation)
     choices = meta.get("choices") or choices
     if kind is list:
@@ -158,17 +175,18 @@ def add_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup, cls
     skip, needed = set(exclude), set(required)
     hints = _hints(cls)
     for f in dataclasses.fields(cls):
-        if f.name in skip or f.metadata.get("reader") is not None:
+        meta = _meta(f)
+        if f.name in skip or meta.get("reader") is not None:
             continue
         flag = names.get(f.name, "--" + f.name.replace("_", "-"))
         kind, choices = _kind(hints[f.name])
-        choices = f.metadata.get("choices") or choices
-        help_text = f.metadata.get("help", "")
+        choices = meta.get("choices") or choices
+        help_text = meta["help"]
         default = _default(f)
         if f.name not in needed and default is not dataclasses.MISSING and default is not None:
             help_text = f"{help_text} (default {default})" if help_text else f"default {default}"
-        if f.metadata.get("env"):
-            help_text += f"; env {f.metadata['env']}"
+        if meta.get("env"):
+            help_text += f"; env {meta['env']}"
         kwargs: dict[str, Any] = {"dest": f.name, "default": None, "help": help_text}
         if f.name in needed:
             kwargs["required"] = True
@@ -194,7 +212,7 @@ def from_arguments(cls: type[T], namespace: argparse.Namespace,
 
 def describe(cls: type) -> list[tuple[str, str | None, Any, str]]:
     """``(field, environment variable, default, help)`` for each field of ``cls``."""
-    return [(f.name, f.metadata.get("env"), _default(f), f.metadata.get("help", ""))
+    return [(f.name, _meta(f).get("env"), _default(f), _meta(f)["help"])
             for f in dataclasses.fields(cls)]
 
 
