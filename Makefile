@@ -1,8 +1,8 @@
 # Shortcuts; the README's two commands are scripts/main.sh and scripts/test.sh.
 .PHONY: install main test bench lint vendor
 
-install:
-	bash scripts/install.sh book,dev
+install:  # the extras scripts/main.sh and scripts/test.sh install (install.sh's default)
+	bash scripts/install.sh
 
 main:
 	bash scripts/main.sh

@@ -20,7 +20,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from watercolour.examples import load_examples
-from watercolour.gates import Floors, check
+from watercolour.gates import Expected, Floors, check, matches_expected
 from watercolour.gates import image as gate_image
 from watercolour.io import write_json_atomic
 from watercolour.render import Renderer, versions
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
                 "what": what,
                 "expected": want or "admitted",
                 "violations": verdict.violations,
-                "as_expected": (verdict.violations == [want]) if want else verdict.passed,
+                "as_expected": matches_expected(verdict, Expected((want,) if want else ())),
                 "paint_fraction": image.paint_fraction if image else None,
                 "shape_edges": image.shape_edges if image else None,
                 "speck_fraction": image.speck_fraction if image else None,

@@ -12,6 +12,7 @@ difference is the browser set-up alone. Prints a table and writes
 ``benchmarks/results/render-<date>.json``.
 
     python benchmarks/render_bench.py [--repeats 5] [--skip-predecessor] [--memory 300]
+                                      [--out FILE.json | --out DIR]
 """
 
 from __future__ import annotations
@@ -140,6 +141,17 @@ def run_memory(sketches: dict[str, str], renders: int) -> dict:
             "second_half_mean_mb": round(last, 1), "growth_ratio": round(last / first, 3)}
 
 
+def output_path(out: Path | None, stamp: str) -> Path:
+    """``--out`` as the report's file: a ``.json`` path as it is, a folder (existing, or any
+    path without the ``.json`` suffix) gets ``render-<stamp>.json`` inside it."""
+    name = f"render-{stamp}.json"
+    if out is None:
+        return RESULTS / name
+    if out.is_dir() or out.suffix.lower() != ".json":
+        return out / name
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5, help="renders per sketch for (c)")
@@ -149,8 +161,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="renders per sketch on the SwiftShader fallback (0 skips)")
     parser.add_argument("--skip-predecessor", action="store_true")
     parser.add_argument("--memory", type=int, default=0, help="also render N times for memory")
-    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--out", type=Path, default=None,
+                        help="a .json file, or a folder for render-<date>.json (default "
+                        "benchmarks/results/)")
     args = parser.parse_args(argv)
+    out = output_path(args.out, dt.datetime.now().strftime("%Y%m%d-%H%M%S"))
+    out.parent.mkdir(parents=True, exist_ok=True)  # a bad --out fails now, not after the run
 
     sketches = load_examples()
     ours_config = RenderConfig.from_env()
@@ -220,8 +236,6 @@ def main(argv: list[str] | None = None) -> int:
         report["memory"] = run_memory(sketches, args.memory)
 
     report["load_average_at_end"] = os.getloadavg()
-    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    out = args.out or RESULTS / f"render-{stamp}.json"
     write_json_atomic(out, report)
     print()
     header = ("way", "median", "p95", "max", "/min", "stalls", "maxdiff")

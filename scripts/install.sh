@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what watercolour needs on a Debian machine, idempotently:
 #   Debian's Chromium and Mesa's software GL (llvmpipe), a virtual environment .venv with the
-#   package and the extras named in $1 (default: book,dev), and a Jupyter kernel for the book.
+#   package and the extras named in $1 (default: book,dev,train), and a Jupyter kernel for the
+#   book.
 # Elsewhere (Colab, macOS) use `pip install -e .[book]` and `playwright install chromium` instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."

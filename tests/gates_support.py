@@ -1,4 +1,4 @@
-"""Shared helpers for the gate tests: the fixture manifest and fake renderers."""
+"""Shared helpers for the gate tests: the packaged fixtures and fake renderers."""
 
 from __future__ import annotations
 
@@ -9,25 +9,16 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+import watercolour.gates.fixtures as packaged
+from watercolour.gates.fixtures import expected_verdicts, fixture_path, fixture_text
 from watercolour.render import RenderResult
 
-FIXTURES = Path(__file__).parent / "fixtures" / "gates"
-MANIFEST = json.loads((FIXTURES / "expected.json").read_text())["cases"]
+FIXTURES = Path(packaged.__file__).parent
+MANIFEST = json.loads((FIXTURES / packaged.MANIFEST).read_text(encoding="utf-8"))["cases"]
+"""The raw manifest (its ``passed`` fields are checked against the violations)."""
+CASES = expected_verdicts()
 
-
-def fixture_text(name: str) -> str:
-    return (FIXTURES / name).read_text(encoding="utf-8")
-
-
-def expected(name: str, mode: str = "library") -> dict:
-    case = MANIFEST[name]
-    if mode == "allowlist" and "allowlist" in case:
-        return case["allowlist"]
-    return {"passed": case["passed"], "violations": case["violations"]}
-
-
-def acceptable(name: str, mode: str = "library") -> list[list[str]]:
-    return [expected(name, mode)["violations"], *MANIFEST[name].get("or", [])]
+__all__ = ["CASES", "FIXTURES", "MANIFEST", "fixture_path", "fixture_text"]
 
 
 def png_of(rgb: np.ndarray) -> bytes:

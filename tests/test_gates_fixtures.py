@@ -4,24 +4,22 @@ pass in both modes."""
 from __future__ import annotations
 
 import pytest
-from gates_support import MANIFEST, acceptable, expected, fixture_text
+from gates_support import CASES, fixture_text
 
 from watercolour.examples import load_examples
-from watercolour.gates import check
+from watercolour.gates import check, matches_expected
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.mark.parametrize("name", sorted(MANIFEST))
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_fixture_verdict(name, renderer):
-    deadline = MANIFEST[name].get("deadline_s")
-    verdict = check(fixture_text(name), renderer, mode="library", deadline_s=deadline)
+    case = CASES[name]
+    verdict = check(fixture_text(name), renderer, mode="library", deadline_s=case.deadline_s)
     assert not verdict.infrastructure_failure, verdict.notes
-    assert verdict.violations in acceptable(name), (verdict.reasons, verdict.notes)
-    assert verdict.passed == expected(name)["passed"]
+    assert matches_expected(verdict, case), (verdict.violations, verdict.reasons, verdict.notes)
     in_allowlist = verdict.for_mode("allowlist")
-    assert in_allowlist.violations in acceptable(name, "allowlist"), in_allowlist.reasons
-    assert in_allowlist.passed == expected(name, "allowlist")["passed"]
+    assert matches_expected(in_allowlist, case), (in_allowlist.violations, in_allowlist.reasons)
     assert set(verdict.reasons) == set(verdict.violations)
     assert all(verdict.reasons[v] for v in verdict.violations if v != "no_sketch") or \
         verdict.violations == ["no_sketch"]

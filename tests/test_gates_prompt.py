@@ -9,12 +9,13 @@ import pytest
 
 from watercolour.gates import ALLOWLIST, brush_methods, check, extract_sketch, take_inventory
 from watercolour.prompt import (
-    ALLOWED_METHODS,
+    ANY_SUBJECT,
     DEFAULT_SUBJECT,
     PETAL_SENTENCE,
     SKELETON,
     messages,
     system_prompt,
+    system_prompt_template,
     user_prompt,
 )
 
@@ -23,8 +24,7 @@ NAMED = re.findall(r"brush\.(\w+)\(", PROMPT)
 
 
 def test_prompt_names_exactly_the_ten_allowed_methods_and_all_exist():
-    assert ALLOWED_METHODS == ALLOWLIST
-    assert set(NAMED) == set(ALLOWED_METHODS) and len(NAMED) == 10
+    assert list(ALLOWLIST) == NAMED and len(NAMED) == 10
     assert set(NAMED) <= brush_methods()
 
 
@@ -36,6 +36,13 @@ def test_prompt_contents():
     assert PETAL_SENTENCE in PROMPT and "two or three times" in PETAL_SENTENCE
     assert "one fenced JavaScript code block" in PROMPT
     assert "brush.fill(color, opacity)" in PROMPT and "brush.circle(x, y, radius)" in PROMPT
+
+
+def test_the_canvas_size_is_a_parameter_and_the_template_formats_only_it():
+    assert "createCanvas(256, 256, WEBGL)" in system_prompt(size=256)
+    template = system_prompt_template(ANY_SUBJECT)
+    assert template.format(size=512) == system_prompt(ANY_SUBJECT)
+    assert system_prompt_template("a {curly} rose").format(size=8).count("a {curly} rose") == 1
 
 
 def test_subject_is_a_parameter():
@@ -81,5 +88,5 @@ def test_a_sketch_using_only_the_prompts_methods_is_admitted(renderer):
     reply = f"Here it is:\n\n```javascript\n{PROMPT_ONLY_SKETCH}\n```\n"
     verdict = check(reply, renderer, mode="allowlist", deadline_s=90)
     assert verdict.passed, verdict.reasons
-    assert set(verdict.methods_used) == set(ALLOWED_METHODS)
+    assert set(verdict.methods_used) == set(ALLOWLIST)
     assert verdict.n_shapes == 11

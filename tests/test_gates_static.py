@@ -4,15 +4,17 @@ image measures, and the decision from canned render results."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
 from gates_support import (
+    CASES,
     FIXTURES,
     MANIFEST,
+    PAPER,
     FakeRenderer,
     NoRenderer,
-    expected,
     fixture_text,
     painted,
     paper,
@@ -23,6 +25,7 @@ from gates_support import (
 from watercolour.gates import (
     ALLOWLIST,
     MAX_SKETCH_CHARS,
+    MODES,
     VOCABULARY,
     Floors,
     Violation,
@@ -31,11 +34,15 @@ from watercolour.gates import (
     bundle_exports,
     check,
     extract_sketch,
+    image_measures,
+    matches_expected,
     measure_rgb,
     take_inventory,
 )
 from watercolour.gates.image import components
+from watercolour.gates.verdict import RENDER_ATTEMPTS
 from watercolour.render import RenderResult
+from watercolour.render.brush import expected_method_count
 
 SKETCH = """function setup() {
   createCanvas(256, 256, WEBGL);
@@ -52,7 +59,7 @@ function draw() {
 # ---------------------------------------------------------------- the real method list
 def test_brush_methods_come_from_the_bundle():
     methods = brush_methods()
-    assert len(methods) == 47  # "p5.brush exposes 47 methods"
+    assert len(methods) == expected_method_count() > 40  # recorded in manifest.json
     assert set(ALLOWLIST) <= methods and len(ALLOWLIST) == 10
     assert {"line", "hatch", "set", "rect", "polygon", "spline"} <= methods
     assert {"Plot", "Polygon", "Position"} <= set(bundle_exports())  # classes, not methods
@@ -365,32 +372,53 @@ def test_too_large():
 
 
 def test_png_measures_round_trip():
-    result = painted()
-    assert abs(measure_rgb(washes()).paint_fraction - result.paint_fraction) < 1e-6
-    assert png_of(washes()).startswith(b"\x89PNG")
+    square = paper()
+    square[64:128, 32:96] = (200, 90, 60)  # 64 x 64 of paint on 256 x 256 paper
+    from_png = image_measures(png_of(square))
+    assert from_png == measure_rgb(square)  # PNG is lossless: the same measures either way
+    assert from_png.paint_fraction == 64 * 64 / 256**2 and from_png.paper == PAPER
+    assert (from_png.width, from_png.height) == (256, 256)
+    # two soft discs of radius 50 and 35: about their area, pi (50^2 + 35^2) / 256^2 = 0.179
+    assert 0.15 < image_measures(png_of(washes())).paint_fraction < 0.20
 
 
 # ---------------------------------------------------------------- the fixture manifest
 def test_manifest_is_consistent():
     files = {p.name for p in FIXTURES.iterdir() if p.suffix in (".js", ".txt", ".md")}
-    assert files == set(MANIFEST)
-    for name in MANIFEST:
-        for mode in ("library", "allowlist"):
-            want = expected(name, mode)
-            assert want["passed"] == (want["violations"] == []), name
+    assert files == set(MANIFEST) == set(CASES)
+    for name, raw in MANIFEST.items():
+        for mode, want in (("library", raw), ("allowlist", raw.get("allowlist", raw))):
+            assert want["passed"] == (want["violations"] == []) == CASES[name].passed(mode)
             assert set(want["violations"]) <= set(VOCABULARY), name
-    covered = {v for name in MANIFEST for mode in ("library", "allowlist")
-               for v in expected(name, mode)["violations"]}
+    covered = {v for case in CASES.values() for mode in MODES for v in case.violations_in(mode)}
     assert covered >= set(VOCABULARY) - {"too_large", "crashed"}
 
 
-@pytest.mark.parametrize("name", sorted(MANIFEST))
-def test_fixtures_decided_by_the_code_alone(name):
-    """Fixtures whose verdict needs no render get it here, without a browser; the others are
-    checked in test_gates_fixtures.py."""
-    for mode in ("library", "allowlist"):
-        renderer = NoRenderer()
-        verdict = check(fixture_text(name), renderer, mode=mode)
-        if renderer.calls:
-            continue
-        assert verdict.violations == expected(name, mode)["violations"], verdict.reasons
+MODE_CASES = [(name, mode) for name in sorted(CASES) for mode in MODES]
+
+
+@pytest.mark.parametrize(("name", "mode"), MODE_CASES)
+def test_fixtures_the_code_alone_decides_and_the_rest_reach_the_browser(name, mode):
+    """Where the manifest says the code alone decides, the verdict is the expected one with no
+    render; everywhere else the static checks let the sketch through to the browser (which
+    NoRenderer refuses: unavailable after its attempts). The rendered verdicts are checked in
+    test_gates_fixtures.py."""
+    case = CASES[name]
+    renderer = NoRenderer()
+    verdict = check(fixture_text(name), renderer, mode=mode)
+    if mode in case.static_in:
+        assert renderer.calls == 0 and verdict.render is None
+        assert matches_expected(verdict, case), verdict.reasons
+        assert verdict.status == "rejected"
+    else:
+        assert renderer.calls == RENDER_ATTEMPTS and verdict.status == "unavailable"
+
+
+def test_matches_expected_is_strict():
+    case = CASES["not_allowlisted.js"]  # admitted in library mode, rejected in allowlist mode
+    verdict = check(fixture_text("not_allowlisted.js"), NoRenderer(), mode="allowlist")
+    assert matches_expected(verdict, case)
+    assert not matches_expected(verdict, CASES["bare_primitives.js"])
+    assert not matches_expected(verdict, replace(case, allowlist=("not_allowlisted", "timers")))
+    bomb = CASES["adversarial_memory_bomb.js"]
+    assert bomb.acceptable("library") == [["crashed"], ["timeout"], ["blank_canvas"]]

@@ -166,8 +166,7 @@ def _small_book(tmp_path: Path) -> Path:
         shutil.copy(ROOT / name, book / name)
     shutil.copytree(ROOT / "book", book / "book")
     shutil.copytree(ROOT / "notebooks", book / "notebooks")
-    # the gates chapter shows the gate fixtures of the checkout
-    shutil.copytree(ROOT / "tests" / "fixtures", book / "tests" / "fixtures")
+    # no tests/ folder: the gates chapter reads the fixtures shipped in the package
     for name, substitutions in SMALL_PARAMETERS.items():
         chapter = book / "notebooks" / name
         text = chapter.read_text()

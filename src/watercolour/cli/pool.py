@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
+
+from watercolour import settings
+from watercolour.pool.build import BuildConfig
 
 
 def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
@@ -24,19 +26,9 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
         "By default the starter pool, offline: the procedural painter, the offline critic and "
         "a synthetic tier rule. Rerunning over the same --out resumes where it stopped.",
     )
-    b.add_argument("--out", type=Path, required=True, help="output folder (resumed if present)")
-    b.add_argument("--size", type=int, default=24, help="paintings to make (default 24)")
-    b.add_argument("--seed", type=int, default=0, help="seed of the whole build (default 0)")
-    b.add_argument("--rounds", type=int, default=3, help="refinement rounds (default 3)")
-    b.add_argument("--canvas", type=int, default=512, help="canvas side in pixels (512)")
-    b.add_argument("--negatives", type=int, default=1,
-                   help="negatives per kind for the gates and the judge (default 1; 0: none)")
-    b.add_argument("--subject", action="append", dest="subjects", metavar="PHRASE",
-                   help="a subject, e.g. 'a peach hibiscus' (repeat for several; default: "
-                   "the starter mix of flowers)")
-    b.add_argument("--workers", type=int, default=1, help="browsers rendering in parallel")
-    b.add_argument("--concurrency", type=int, default=2, help="paintings in flight at once")
-    b.add_argument("--deadline", type=float, default=60.0, help="seconds per render")
+    settings.add_arguments(b, BuildConfig, required=("out",), exclude=("progress",),
+                           names={"subjects": "--subject", "render_workers": "--workers",
+                                  "render_deadline_s": "--deadline"})
     b.add_argument("--painter", action="append", dest="painters", metavar="MODEL",
                    help="a model id served by --base-url (repeat for several; default: the "
                    "procedural painter). 'default' means the four default painter models")
@@ -47,8 +39,6 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
                    help="a vision model id for the critic (default: the offline critic)")
     b.add_argument("--vision", action="store_true",
                    help="the painters are vision models: show them the reference and renders")
-    b.add_argument("--reference", default=None,
-                   help="reference photo (file or URL) for model painters")
     b.add_argument("--json", action="store_true", help="print the build summary as JSON")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     b.set_defaults(run=run_build)
@@ -67,30 +57,12 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
 
 
 def run_build(args: argparse.Namespace) -> int:
-    from watercolour.pool.build import BuildConfig, build_pool
+    from watercolour.pool.backends import choose_critic, choose_painters
+    from watercolour.pool.build import build_pool
 
-    if args.size < 1 or args.rounds < 1:
-        raise ValueError("--size and --rounds must be at least 1")
-    painters = None
-    critic = None
-    if args.painters:
-        from watercolour.pool.painters import DEFAULT_PAINTER_MODELS, model_painters
-
-        models: list[str] = []
-        for m in args.painters:
-            models.extend(DEFAULT_PAINTER_MODELS if m == "default" else [m])
-        painters = model_painters(models, base_url=args.base_url, vision=args.vision)
-    if args.critic:
-        from watercolour.pool.chat import HF_ROUTER, ChatClient
-        from watercolour.pool.critic import OpenAICritic
-
-        critic = OpenAICritic(ChatClient(args.base_url or HF_ROUTER, model=args.critic))
-    config = BuildConfig(
-        out=str(args.out), size=args.size, rounds=args.rounds, seed=args.seed,
-        canvas=args.canvas, subjects=args.subjects, negatives=args.negatives,
-        concurrency=args.concurrency, render_workers=args.workers,
-        render_deadline_s=args.deadline, reference=args.reference, progress=not args.quiet,
-    )
+    painters = choose_painters(args.painters or (), base_url=args.base_url, vision=args.vision)
+    critic = choose_critic(args.critic, base_url=args.base_url)
+    config = settings.from_arguments(BuildConfig, args, progress=not args.quiet)
     result = build_pool(config, painters=painters, critic=critic)
     if args.json:
         print(json.dumps(result.summary, indent=2))

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from watercolour.errors import read_text
 from watercolour.io import write_bytes_atomic
 from watercolour.render import Renderer, RenderResult
 
@@ -31,9 +32,7 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not args.sketch.is_file():
-        raise FileNotFoundError(f"sketch not found: {args.sketch}")
-    code = args.sketch.read_text(encoding="utf-8")
+    code = read_text(args.sketch, "sketch")
     with Renderer(deadline_s=args.deadline) as renderer:
         result = renderer.render(code, seed=args.seed)
     if args.out is not None and result.png is not None:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from watercolour.errors import read_text
 from watercolour.render import Renderer
 
 EXIT_REJECTED = 1
@@ -43,9 +44,7 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
 def run(args: argparse.Namespace) -> int:
     from watercolour.rewards import RewardConfig, Rewarder
 
-    if not args.file.is_file():
-        raise FileNotFoundError(f"no such file: {args.file}")
-    reply = args.file.read_text(encoding="utf-8")
+    reply = read_text(args.file, "reply")
     config = RewardConfig.from_env(pool=args.pool)
     with Renderer() as renderer:
         rewarder = Rewarder(config, renderer=renderer)

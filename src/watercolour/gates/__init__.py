@@ -7,23 +7,27 @@
 
 Modules, one job each: :mod:`~watercolour.gates.extract` (reply -> sketch),
 :mod:`~watercolour.gates.inventory` (static inventory from the JavaScript parser),
-:mod:`~watercolour.gates.methods` (the real p5.brush methods, the 10-method allowlist),
 :mod:`~watercolour.gates.image` (paint, shape edges, specks), :mod:`~watercolour.gates.violations`
-(the vocabulary) and :mod:`~watercolour.gates.verdict` (the decision).
+(the vocabulary), :mod:`~watercolour.gates.verdict` (the decision) and
+:mod:`~watercolour.gates.fixtures` (the shipped fixtures with their expected verdicts, and
+``matches_expected``). The brush API they check
+against (the real methods, the 10-method allowlist) is :mod:`watercolour.render.brush`,
+re-exported here.
 """
 
 from watercolour.gates.extract import Extraction, extract_sketch
-from watercolour.gates.image import Floors, ImageMeasures, measure, measure_rgb
+from watercolour.gates.fixtures import Expected, expected_verdicts, matches_expected
+from watercolour.gates.image import Floors, ImageMeasures, image_measures, measure_rgb
 from watercolour.gates.inventory import MAX_SKETCH_CHARS, Inventory, take_inventory
-from watercolour.gates.methods import (
+from watercolour.gates.verdict import MODES, GateConfig, GateVerdict, assess, check
+from watercolour.gates.violations import VOCABULARY, Finding, Violation
+from watercolour.render.brush import (
     ALLOWLIST,
     FILLED_SHAPE_METHODS,
     PAINTING_METHODS,
     brush_methods,
     bundle_exports,
 )
-from watercolour.gates.verdict import MODES, GateVerdict, assess, check
-from watercolour.gates.violations import VOCABULARY, Finding, Violation
 
 __all__ = [
     "ALLOWLIST",
@@ -32,9 +36,11 @@ __all__ = [
     "MODES",
     "PAINTING_METHODS",
     "VOCABULARY",
+    "Expected",
     "Extraction",
     "Finding",
     "Floors",
+    "GateConfig",
     "GateVerdict",
     "ImageMeasures",
     "Inventory",
@@ -43,8 +49,10 @@ __all__ = [
     "brush_methods",
     "bundle_exports",
     "check",
+    "expected_verdicts",
     "extract_sketch",
-    "measure",
+    "image_measures",
+    "matches_expected",
     "measure_rgb",
     "take_inventory",
 ]

@@ -23,7 +23,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from watercolour.gates.parser import parse, text
+from watercolour.javascript import parse, text
 
 JS_TAGS = frozenset({"", "js", "javascript", "p5", "p5js", "p5.js", "jsx", "mjs", "ecmascript"})
 _FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)$")

@@ -73,8 +73,8 @@ class ImageMeasures:
         return asdict(self)
 
 
-def measure(png: bytes) -> ImageMeasures:
-    """All measures of one PNG."""
+def image_measures(png: bytes) -> ImageMeasures:
+    """All the gate's measures of one PNG."""
     return measure_rgb(decode_rgb(png))
 
 

@@ -17,8 +17,8 @@ from typing import Any
 
 from tree_sitter import Node
 
-from watercolour.gates.methods import ALLOWLIST, PAINTING_METHODS, brush_methods
-from watercolour.gates.parser import parse, text
+from watercolour.javascript import parse, text
+from watercolour.render.brush import ALLOWLIST, PAINTING_METHODS, brush_methods
 
 MAX_SKETCH_CHARS = 100_000
 """Longer sketches are rejected as ``too_large`` (a reply is at most ~8k tokens, ~30 kB)."""

@@ -14,22 +14,43 @@ the reward is 0, with the violations) and ``unavailable`` (the browser failed tw
 
 from __future__ import annotations
 
+import typing
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
+from watercolour import settings
 from watercolour.gates.extract import Extraction, extract_sketch
-from watercolour.gates.image import Floors, ImageMeasures, measure
+from watercolour.gates.image import Floors, ImageMeasures, image_measures
 from watercolour.gates.inventory import MAX_SKETCH_CHARS, Inventory, take_inventory
-from watercolour.gates.methods import ALLOWLIST, PAINTING_METHODS
 from watercolour.gates.violations import Finding, Violation, ordered
 from watercolour.render.attempts import SketchRenderer, render_attempts
+from watercolour.render.brush import ALLOWLIST, PAINTING_METHODS
 from watercolour.render.result import RenderResult
+from watercolour.settings import SettingError, setting
 
 Mode = Literal["library", "allowlist"]
-MODES: tuple[str, ...] = ("library", "allowlist")
+MODES: tuple[str, ...] = typing.get_args(Mode)
 Status = Literal["ok", "rejected", "unavailable"]
 RENDER_ATTEMPTS = 2
 """A render that fails for infrastructure reasons is retried once."""
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    """The gate's setting that a run chooses (the image floors are :class:`Floors`)."""
+
+    mode: Mode = setting("library", env="WATERCOLOUR_GATE_MODE",
+                         help="library: any real p5.brush method; allowlist: only the prompt's 10")
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise SettingError(f"the gate mode must be library or allowlist, got {self.mode!r}")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> GateConfig:
+        """The default, then ``WATERCOLOUR_GATE_MODE``, then explicit (non-None) overrides."""
+        return settings.from_env(cls, environ, **overrides)
 
 
 @dataclass
@@ -205,7 +226,7 @@ def assess(
         notes.append(f"infrastructure: {render.infra_error}")
     elif render is not None:
         if image is None and render.png is not None:
-            image = measure(render.png)
+            image = image_measures(render.png)
         n_shapes = int(render.evidence.get("n_shapes", 0) or 0)
         run_findings, run_notes = runtime_findings(inventory, render, image, mode, floors)
         findings += run_findings

@@ -36,6 +36,7 @@ from typing import Any
 
 from watercolour.io import write_json_atomic
 from watercolour.pool import procedural
+from watercolour.pool.backends import choose_critic, choose_painters
 from watercolour.pool.chat import ChatError
 from watercolour.pool.critic import Critic, CritiqueRequest, OfflineCritic
 from watercolour.pool.dataset import default_card, write_pool_folder
@@ -44,41 +45,39 @@ from watercolour.pool.painters import (
     Attempt,
     Painter,
     PaintRequest,
-    ProceduralPainter,
     Reference,
 )
 from watercolour.pool.schema import sha256, validate_rows
 from watercolour.pool.tiers import RULE, assign_tiers
 from watercolour.render.attempts import render_attempts
+from watercolour.settings import setting
 
 
 @dataclass
 class BuildConfig:
     """How a pool is built. Defaults build the starter pool offline."""
 
-    out: str = "runs/pool"
-    """The output folder (log, pool, negatives, build.json); a rerun resumes it."""
-    size: int = 24
-    """Paintings (each refined over ``rounds``); painting i goes to painter i mod #painters."""
-    rounds: int = 3
-    seed: int = 0
-    canvas: int = 512
-    """Canvas side in pixels (the sketches' createCanvas)."""
-    subjects: list[str] | None = None
-    """Subject phrases, cycled over the paintings; None: the starter mix (hibiscus in a
-    third, seven other flowers in the rest)."""
-    negatives: int = 1
-    """Negatives per kind (blank, blob, scribble, faint, grey, off_canvas); 0 for none."""
-    concurrency: int = 2
-    """Paintings in flight at once (painter and critic calls run in these threads)."""
-    render_workers: int = 1
-    render_deadline_s: float = 60.0
-    retries: int = 2
-    """Further attempts at a render the browser failed (painter/critic clients retry on
-    their own)."""
-    reference: str | None = None
-    """A reference photo (file or URL) for model painters."""
-    progress: bool = True
+    out: str = setting("runs/pool", help="output folder (log, pool, negatives, build.json); "
+                       "a rerun resumes it")
+    size: int = setting(24, positive=True, help="paintings to make; painting i goes to painter "
+                        "i mod #painters")
+    rounds: int = setting(3, positive=True, help="refinement rounds")
+    seed: int = setting(0, help="seed of the whole build")
+    canvas: int = setting(512, positive=True, help="canvas side in pixels")
+    subjects: list[str] | None = setting(None, help="a subject phrase, e.g. 'a peach hibiscus' "
+                                         "(repeat for several; default: the starter mix, "
+                                         "hibiscus in a third, seven other flowers in the rest)")
+    negatives: int = setting(1, help="negatives per kind (blank, blob, scribble, faint, grey, "
+                             "off_canvas) for the gates and the judge; 0 for none")
+    concurrency: int = setting(2, positive=True, help="paintings in flight at once (painter "
+                               "and critic calls run in these threads)")
+    render_workers: int = setting(1, positive=True, help="browsers rendering in parallel")
+    render_deadline_s: float = setting(60.0, positive=True, help="seconds per render")
+    retries: int = setting(2, help="further attempts at a render the browser failed "
+                           "(painter/critic clients retry on their own)")
+    reference: str | None = setting(None, help="reference photo (file or URL) for model "
+                                    "painters")
+    progress: bool = setting(True, help="show a progress bar")
 
     def resolved(self) -> dict[str, Any]:
         return asdict(self)
@@ -295,8 +294,8 @@ def build_pool(
             build more paintings); the log is kept and a rerun reuses it.
     """
     config = config or BuildConfig()
-    painters = list(painters) if painters else [ProceduralPainter()]
-    critic = critic or OfflineCritic()
+    painters = list(painters) if painters else choose_painters()
+    critic = critic or choose_critic()
     if config.rounds < 1 or config.size < 1:
         raise ValueError("size and rounds must be at least 1")
     out = Path(config.out)

@@ -3,7 +3,7 @@
 Two implementations of one interface (:class:`Critic`):
 
 - :class:`OfflineCritic` (the embedded default): reads image measurements
-  (:func:`watercolour.pool.measure.measure`) and turns them into named issues, a score in
+  (:func:`watercolour.pool.measure.painting_measures`) and turns them into named issues, a score in
   0..1 and a few sentences. No model, no network.
 - :class:`OpenAICritic`: a vision model behind any OpenAI-compatible chat endpoint
   (Inference Providers' router, vLLM, ``transformers serve``) sees the render and writes the
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from watercolour.openai_compat import ChatClient, EmptyReply
-from watercolour.pool.measure import measure
+from watercolour.pool.measure import painting_measures
 
 
 @dataclass
@@ -158,7 +158,7 @@ class OfflineCritic:
             detail = f" ({request.error.splitlines()[0][:200]})" if request.error else ""
             return Critique(SENTENCES["broken"].format(detail=detail), ["broken"], 0.0, {},
                             self.name)
-        m = measure(request.png)
+        m = painting_measures(request.png)
         score, parts = score_measurements(m)
         issues = issues_from_measurements(m)
         score = round(score * ISSUE_PENALTY ** len(issues), 4)

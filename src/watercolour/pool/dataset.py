@@ -26,6 +26,7 @@ from pathlib import Path
 from statistics import mean, median
 from typing import Any
 
+from watercolour.errors import InputError
 from watercolour.pool.schema import (
     COLUMNS,
     TIERS,
@@ -66,7 +67,7 @@ def write_pool_folder(
             rid = str(row["id"])
             data = row.pop("png", None) or image_bytes(row.pop("image", None))
             if data is None:
-                raise ValueError(f"row {rid} has no image")
+                raise InputError(f"row {rid} has no image")
             image_name = f"images/{rid}.png"
             (tmp / image_name).write_bytes(data)
             meta = {k: v for k, v in normalise_row(row).items() if k != "image"}
@@ -138,7 +139,7 @@ def push_pool(
     if isinstance(source, str | os.PathLike):
         folder = resolve_local(Path(source))
         if not (folder / METADATA).is_file():
-            raise ValueError(f"{folder} is not a pool folder (no {METADATA})")
+            raise InputError(f"{folder} is not a pool folder (no {METADATA})")
         api.upload_folder(folder_path=str(folder), repo_id=repo_id, repo_type="dataset",
                           commit_message=commit_message)
     else:
@@ -237,7 +238,7 @@ def _pick_split(loaded, split: str, where: Path):
 
     if isinstance(loaded, datasets.DatasetDict):
         if split not in loaded:
-            raise ValueError(f"{where} has no split {split!r} (it has {list(loaded)})")
+            raise InputError(f"{where} has no split {split!r} (it has {list(loaded)})")
         return loaded[split]
     return loaded
 

@@ -11,8 +11,8 @@ EDGE = 0.03
 """The frame (fraction of the side) whose paint counts as touching the edge."""
 
 
-def measure(png: bytes) -> dict[str, float]:
-    """Image measurements of a render (all in 0..1 unless stated).
+def painting_measures(png: bytes) -> dict[str, float]:
+    """How a render is painted, measured (all in 0..1 unless stated).
 
     - ``paint_fraction``: share of pixels that differ from the paper;
     - ``paint_luminance``: mean luminance of the painted pixels (0 black, 1 white);
@@ -54,3 +54,8 @@ def measure(png: bytes) -> dict[str, float]:
         edge_paint=float(mask[edge].mean()),
     )
     return out
+
+
+measure = painting_measures
+"""The old name, kept only for :mod:`watercolour.rewards.features` until it imports
+:func:`painting_measures` (another change rewrites that module)."""

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import base64
 import mimetypes
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from watercolour.gates import extract_sketch
 from watercolour.openai_compat import HF_ROUTER, ChatClient, EmptyReply, check_served
 from watercolour.pool import procedural
+from watercolour.prompt import ANY_SUBJECT, system_prompt_template
 
 DEFAULT_PAINTER_MODELS: tuple[str, ...] = (
     "Qwen/Qwen3-Coder-480B-A35B-Instruct",
@@ -46,15 +47,9 @@ HIBISCUS_DESCRIPTION = (
     "to the right. Glossy dark green leaves behind the bloom, soft blurred background."
 )
 
-SYSTEM_PROMPT = (
-    "You paint with code. Write one complete p5.js sketch that uses the p5.brush library "
-    "(global `brush`) to paint the subject in loose watercolour on a WEBGL canvas. Use only "
-    "these brush methods: scaleBrushes, noStroke, fill, noFill, fillBleed, fillTexture, "
-    "beginShape, vertex, endShape, circle. Define setup() with createCanvas({size}, {size}, "
-    "WEBGL) and a paper-coloured background(), and draw() ending with noLoop(). Paint each "
-    "petal two or three times: first a large stroke, then a smaller, more opaque one inside "
-    "it. Use 15-30 filled shapes. Reply with the sketch in one ```javascript code block."
-)
+SYSTEM_PROMPT = system_prompt_template(ANY_SUBJECT)
+"""The painters' system prompt (:mod:`watercolour.prompt`, the subject named in the user turn),
+with a ``{size}`` field for the request's canvas."""
 
 
 @dataclass
@@ -145,24 +140,6 @@ class ProceduralPainter:
 
 # ---------------------------------------------------------------- models
 
-_FENCE = re.compile(r"```[ \t]*(?:javascript|js|p5|p5js)?[ \t]*\n(.*?)```", re.S | re.I)
-
-
-def extract_code(text: str) -> str | None:
-    """The sketch in a reply: the longest fenced code block that defines ``setup``; a bare
-    reply that is itself a sketch; else None."""
-    text = re.sub(r"<think>.*?</think>", "", text, flags=re.S)
-    blocks = [b.strip() for b in _FENCE.findall(text)]
-    with_setup = [b for b in blocks if "function setup" in b or "setup =" in b]
-    if with_setup:
-        return max(with_setup, key=len)
-    if blocks:
-        return max(blocks, key=len)
-    if "function setup" in text:
-        return text.strip()
-    return None
-
-
 class OpenAIPainter:
     """A model that writes sketches, through an OpenAI-compatible chat endpoint."""
 
@@ -217,7 +194,7 @@ class OpenAIPainter:
             return PaintReply(None, "", {"model": empty.model or self.client.model,
                                          "usage": empty.usage, "error": str(empty),
                                          "finish_reason": empty.finish_reason})
-        return PaintReply(extract_code(reply.text), reply.text,
+        return PaintReply(extract_sketch(reply.text).code, reply.text,
                           {"model": reply.model or self.client.model, "usage": reply.usage,
                            "attempts": reply.attempts, "seconds": round(reply.seconds, 3),
                            "finish_reason": reply.finish_reason})

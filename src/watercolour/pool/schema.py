@@ -14,6 +14,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from watercolour.errors import InputError
+
 TIERS: tuple[str, ...] = ("love", "okay")
 """The two tiers of a pool, best first. ``reject`` is a rating, never a pool tier."""
 
@@ -50,7 +52,7 @@ def features():
                      for name, kind in COLUMNS.items()})
 
 
-class PoolValidationError(ValueError):
+class PoolValidationError(InputError):
     """A pool is not usable; ``problems`` lists every reason (the message shows the first)."""
 
     def __init__(self, problems: list[str], source: str = "pool") -> None:

@@ -2,41 +2,35 @@
 
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from watercolour import settings
+from watercolour.settings import SettingError, setting
+
 GLBackend = Literal["auto", "llvmpipe", "swiftshader", "gpu"]
 FlagSet = Literal["fast", "predecessor"]
-
-
-def _env_float(name: str, default: float) -> float:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        return float(raw)
-    except ValueError as err:
-        raise ValueError(f"{name} must be a number, got {raw!r}") from err
 
 
 @dataclass
 class RenderConfig:
     """How sketches are rendered.
 
-    Defaults run on a CPU-only Debian machine; every field can also be set from the
-    environment (``WATERCOLOUR_RENDER_WORKERS``, ``WATERCOLOUR_RENDER_DEADLINE``,
-    ``WATERCOLOUR_CHROMIUM``, ``WATERCOLOUR_GL``) through :meth:`from_env`.
+    Defaults run on a CPU-only Debian machine; the fields that declare a variable
+    (``WATERCOLOUR_RENDER_WORKERS``, ``WATERCOLOUR_RENDER_DEADLINE``, ``WATERCOLOUR_CHROMIUM``,
+    ``WATERCOLOUR_GL``) can also be set from the environment through :meth:`from_env`.
     """
 
-    workers: int = 1
-    """Warm browsers kept open; about one per two CPU cores."""
-    deadline_s: float = 30.0
-    """Wall-clock limit for one render, enforced from Python."""
-    chromium: str | None = None
-    """Chromium binary; None finds Debian's Chromium, else Playwright's own browser."""
-    gl: GLBackend = "auto"
-    """WebGL backend: Mesa llvmpipe, SwiftShader, or the machine's GPU; auto prefers llvmpipe."""
+    workers: int = setting(1, env="WATERCOLOUR_RENDER_WORKERS", positive=True,
+                           help="warm browsers kept open; about one per two CPU cores")
+    deadline_s: float = setting(30.0, env="WATERCOLOUR_RENDER_DEADLINE", positive=True,
+                                help="wall-clock seconds for one render, enforced from Python")
+    chromium: str | None = setting(None, env="WATERCOLOUR_CHROMIUM",
+                                   help="Chromium binary; unset: Debian's, else Playwright's")
+    gl: GLBackend = setting("auto", env="WATERCOLOUR_GL",
+                            help="WebGL backend: Mesa llvmpipe, SwiftShader or the GPU; auto "
+                            "prefers llvmpipe")
     viewport: tuple[int, int] = (1024, 1024)
     launch_timeout_s: float = 30.0
     renders_per_browser: int = 500
@@ -53,25 +47,16 @@ class RenderConfig:
 
     def __post_init__(self) -> None:
         if self.workers < 1:
-            raise ValueError(f"workers must be at least 1, got {self.workers}")
+            raise SettingError(f"workers must be at least 1, got {self.workers}")
         if self.deadline_s <= 0:
-            raise ValueError(f"deadline_s must be positive, got {self.deadline_s}")
+            raise SettingError(f"deadline_s must be positive, got {self.deadline_s}")
         if self.flags not in ("fast", "predecessor"):
-            raise ValueError(f"flags must be fast or predecessor, got {self.flags!r}")
+            raise SettingError(f"flags must be fast or predecessor, got {self.flags!r}")
         if self.gl not in ("auto", "llvmpipe", "swiftshader", "gpu"):
-            raise ValueError(f"gl must be auto, llvmpipe, swiftshader or gpu, got {self.gl!r}")
+            raise SettingError(f"gl must be auto, llvmpipe, swiftshader or gpu, got {self.gl!r}")
 
     @classmethod
-    def from_env(cls, **overrides: object) -> RenderConfig:
-        """Defaults, then ``WATERCOLOUR_*`` variables, then explicit overrides."""
-        values: dict[str, object] = {}
-        if os.environ.get("WATERCOLOUR_RENDER_WORKERS"):
-            values["workers"] = int(_env_float("WATERCOLOUR_RENDER_WORKERS", 1))
-        if os.environ.get("WATERCOLOUR_RENDER_DEADLINE"):
-            values["deadline_s"] = _env_float("WATERCOLOUR_RENDER_DEADLINE", 30.0)
-        if os.environ.get("WATERCOLOUR_CHROMIUM"):
-            values["chromium"] = os.environ["WATERCOLOUR_CHROMIUM"]
-        if os.environ.get("WATERCOLOUR_GL"):
-            values["gl"] = os.environ["WATERCOLOUR_GL"]
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(**values)  # type: ignore[arg-type]
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object
+                 ) -> RenderConfig:
+        """Defaults, then ``WATERCOLOUR_*`` variables, then explicit (non-None) overrides."""
+        return settings.from_env(cls, environ, **overrides)

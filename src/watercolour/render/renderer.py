@@ -11,6 +11,7 @@ from typing import Any
 
 from playwright.async_api import Playwright, async_playwright
 
+from watercolour.errors import SetupError
 from watercolour.render.browser import classify_backend, kill_marked, mesa_llvmpipe_available
 from watercolour.render.config import RenderConfig
 from watercolour.render.result import RenderResult
@@ -105,11 +106,11 @@ class Renderer:
                 continue
             if kind == "none":
                 await worker.close()
-                raise RuntimeError(f"Chromium started with gl={gl} but offers no WebGL2")
+                raise SetupError(f"Chromium started with gl={gl} but offers no WebGL2")
             self._workers.append(worker)
             self.backend = worker.backend
             return gl
-        raise RuntimeError("no WebGL backend worked (tried llvmpipe and swiftshader)")
+        raise SetupError("no WebGL backend worked (tried llvmpipe and swiftshader)")
 
     def close(self) -> None:
         """Close every browser and stop the background loop. Safe to call twice."""

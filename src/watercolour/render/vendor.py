@@ -36,12 +36,18 @@ def _read_text(name: str) -> str:
 
 
 @cache
+def manifest() -> dict[str, dict]:
+    """``manifest.json``: per bundle its package, version, source, SHA-256 (and, for p5.brush,
+    its method count)."""
+    return json.loads(_vendor_dir().joinpath("manifest.json").read_text())
+
+
+@cache
 def libraries() -> tuple[VendoredLibrary, ...]:
     """The libraries in load order, each verified against its SHA-256 in ``manifest.json``."""
-    manifest = json.loads(_vendor_dir().joinpath("manifest.json").read_text())
     libs = []
     for name in LIBRARY_ORDER:
-        entry = manifest[name]
+        entry = manifest()[name]
         data = _vendor_dir().joinpath(name).read_bytes()
         digest = hashlib.sha256(data).hexdigest()
         if digest != entry["sha256"]:
@@ -49,7 +55,9 @@ def libraries() -> tuple[VendoredLibrary, ...]:
                 f"vendored {name} does not match its checksum ({digest} != {entry['sha256']}); "
                 "regenerate it with scripts/vendor_js.py"
             )
-        libs.append(VendoredLibrary(name=name, **entry))
+        libs.append(VendoredLibrary(name=name, package=entry["package"],
+                                    version=entry["version"], sha256=entry["sha256"],
+                                    source=entry["source"]))
     return tuple(libs)
 
 

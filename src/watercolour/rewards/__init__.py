@@ -7,22 +7,24 @@ infrastructure fails.
 ...     rewarder.evaluate(reply, subject="a peach hibiscus", seed=7).to_dict()
 
 Modules, one job each: :mod:`~watercolour.rewards.length` (the ramp),
-:mod:`~watercolour.rewards.mix` (weights, presets, environment variables),
+:mod:`~watercolour.rewards.mix` (weights, presets, environment variables, ``combine``),
 :mod:`~watercolour.rewards.references` (the group's opponents),
 :mod:`~watercolour.rewards.judge` (the pairwise judges),
 :mod:`~watercolour.rewards.pairwise` (both orders, the win fraction),
 :mod:`~watercolour.rewards.consistency` (is the judge consistent?),
 :mod:`~watercolour.rewards.hps` (HPSv3 service and client, the offline scorer, the mapping),
+:mod:`~watercolour.rewards.backends` (the pool, judge and scorer a config chooses),
 :mod:`~watercolour.rewards.evaluate` (one rollout -> total and breakdown),
 :mod:`~watercolour.rewards.trl` (TRL reward functions),
 :mod:`~watercolour.rewards.config` (``WATERCOLOUR_*`` configuration).
 """
 
+from watercolour.rewards.backends import RewardSetupError
 from watercolour.rewards.config import RewardConfig
 from watercolour.rewards.consistency import consistency
-from watercolour.rewards.evaluate import Evaluation, Rewarder, RewardSetupError, combine
+from watercolour.rewards.evaluate import Evaluation, Rewarder
 from watercolour.rewards.length import length_score, length_term
-from watercolour.rewards.mix import PRESETS, Mix, MixError
+from watercolour.rewards.mix import PRESETS, Mix, MixError, combine
 from watercolour.rewards.pairwise import JudgeResult, judge_candidate, judge_group
 from watercolour.rewards.references import (
     ReferencePool,

@@ -1,40 +1,45 @@
 """Reward configuration: defaults that run here, ``WATERCOLOUR_*`` variables for the rest.
 
+Each field of :class:`RewardConfig` declares its variable, default and help
+(:func:`watercolour.settings.setting`); ``settings.describe(RewardConfig)`` lists them:
+
 ====================================  ==================================================
-variable                              meaning (default)
+variable                              meaning
 ====================================  ==================================================
 ``WATERCOLOUR_JUDGE_WEIGHT``          judge weight (with the next one; default judge-led)
 ``WATERCOLOUR_HPS_WEIGHT``            HPS weight
 ``WATERCOLOUR_POOL``                  the pool (folder, build folder or Hub id;
                                       default ``runs/pool`` when it exists)
-``WATERCOLOUR_REFERENCES``            references per group (4)
+``WATERCOLOUR_REFERENCES``            references per group
 ``WATERCOLOUR_JUDGE``                 ``auto`` | ``pool-fitted`` | ``openai`` (auto: openai
                                       when a base URL or provider is set)
-``WATERCOLOUR_JUDGE_MODEL``           the judge's model (Qwen/Qwen3-VL-30B-A3B-Instruct)
+``WATERCOLOUR_JUDGE_MODEL``           the judge's model
 ``WATERCOLOUR_JUDGE_BASE_URL``        an OpenAI-compatible ``/v1`` endpoint
 ``WATERCOLOUR_JUDGE_PROVIDER``        an Inference Provider (``auto``, ``novita``, ...)
-``WATERCOLOUR_JUDGE_TIMEOUT``         seconds per judge request (60)
-``WATERCOLOUR_JUDGE_CONCURRENCY``     judge requests in flight (8)
+``WATERCOLOUR_JUDGE_TIMEOUT``         seconds per judge request
+``WATERCOLOUR_JUDGE_CONCURRENCY``     judge requests in flight
 ``WATERCOLOUR_HPS_URL``               the HPSv3 service (none: the offline scorer)
-``WATERCOLOUR_HPS_TIMEOUT``           seconds per HPS request (60)
+``WATERCOLOUR_HPS_TIMEOUT``           seconds per HPS request
 ``WATERCOLOUR_HPS_RANGE``             ``lo,hi`` or a mapping JSON (HPSv3's 0..10)
-``WATERCOLOUR_GATE_MODE``             ``library`` | ``allowlist`` (library)
-``WATERCOLOUR_REWARD_SEED``           base seed of the reference draws (0)
+``WATERCOLOUR_GATE_MODE``             ``library`` | ``allowlist``
+``WATERCOLOUR_REWARD_SEED``           base seed of the reference draws
 ====================================  ==================================================
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from watercolour import settings
+from watercolour.gates import GateConfig
 from watercolour.rewards.hps.mapping import HpsMapping
 from watercolour.rewards.judge.openai_judge import DEFAULT_MODEL
 from watercolour.rewards.mix import Mix
 from watercolour.rewards.references import DEFAULT_REFERENCES
+from watercolour.settings import SettingError, setting
 
 DEFAULT_POOL = "runs/pool"
 JUDGES = ("auto", "pool-fitted", "openai")
@@ -42,63 +47,50 @@ HPS_PROMPT = "{subject}, a watercolour painting"
 """The caption HPSv3 scores the render against."""
 
 
-def _get(env: Mapping[str, str], name: str) -> str | None:
-    value = (env.get(name) or "").strip()
-    return value or None
-
-
-def _num(env: Mapping[str, str], name: str, default: float, kind=float) -> Any:
-    raw = _get(env, name)
-    if raw is None:
-        return default
-    try:
-        value = kind(raw)
-    except ValueError:
-        raise ValueError(f"{name} must be {'an integer' if kind is int else 'a number'}, "
-                         f"got {raw!r}") from None
-    if value <= 0:
-        raise ValueError(f"{name} must be positive, got {raw!r}")
-    return value
-
-
-def _seed(env: Mapping[str, str]) -> int:
-    raw = _get(env, "WATERCOLOUR_REWARD_SEED")
-    try:
-        return int(raw) if raw is not None else 0
-    except ValueError:
-        raise ValueError(f"WATERCOLOUR_REWARD_SEED must be an integer, got {raw!r}") from None
-
-
 @dataclass
 class RewardConfig:
     """Everything that decides a reward (see the module docstring for the variables)."""
 
-    mix: Mix = field(default_factory=lambda: Mix.preset("judge-led"))
-    pool: str | None = None
-    references: int = DEFAULT_REFERENCES
-    judge: str = "auto"
-    judge_model: str = DEFAULT_MODEL
-    judge_base_url: str | None = None
-    judge_provider: str | None = None
-    judge_timeout_s: float = 60.0
-    judge_concurrency: int = 8
-    hps_url: str | None = None
-    hps_timeout_s: float = 60.0
-    hps_mapping: HpsMapping = field(default_factory=HpsMapping)
-    hps_prompt: str = HPS_PROMPT
-    gate_mode: str = "library"
-    seed: int = 0
+    mix: Mix = setting(default_factory=lambda: Mix.preset("judge-led"), reader=Mix.from_env,
+                       help="the weights (WATERCOLOUR_JUDGE_WEIGHT, WATERCOLOUR_HPS_WEIGHT)")
+    pool: str | None = setting(None, env="WATERCOLOUR_POOL",
+                               help="the pool: a folder, a build folder or a Hub dataset id")
+    references: int = setting(DEFAULT_REFERENCES, env="WATERCOLOUR_REFERENCES", positive=True,
+                              help="references per group")
+    judge: str = setting("auto", env="WATERCOLOUR_JUDGE", choices=JUDGES,
+                         help="auto: openai when a base URL or provider is set")
+    judge_model: str = setting(DEFAULT_MODEL, env="WATERCOLOUR_JUDGE_MODEL",
+                               help="the judge's vision model")
+    judge_base_url: str | None = setting(None, env="WATERCOLOUR_JUDGE_BASE_URL",
+                                         help="an OpenAI-compatible /v1 endpoint")
+    judge_provider: str | None = setting(None, env="WATERCOLOUR_JUDGE_PROVIDER",
+                                         help="an Inference Provider (auto, novita, ...)")
+    judge_timeout_s: float = setting(60.0, env="WATERCOLOUR_JUDGE_TIMEOUT", positive=True,
+                                     help="seconds per judge request")
+    judge_concurrency: int = setting(8, env="WATERCOLOUR_JUDGE_CONCURRENCY", positive=True,
+                                     help="judge requests in flight")
+    hps_url: str | None = setting(None, env="WATERCOLOUR_HPS_URL",
+                                  help="the HPSv3 service; unset: the offline scorer")
+    hps_timeout_s: float = setting(60.0, env="WATERCOLOUR_HPS_TIMEOUT", positive=True,
+                                   help="seconds per HPS request")
+    hps_mapping: HpsMapping = setting(default_factory=HpsMapping, reader=HpsMapping.from_env,
+                                      help="mu -> [0, 1] (WATERCOLOUR_HPS_RANGE)")
+    hps_prompt: str = setting(HPS_PROMPT, help="the caption HPSv3 scores the render against")
+    gate_mode: str = setting(GateConfig.mode, reader=lambda env: GateConfig.from_env(env).mode,
+                             help="library | allowlist (WATERCOLOUR_GATE_MODE)")
+    seed: int = setting(0, env="WATERCOLOUR_REWARD_SEED",
+                        help="base seed of the reference draws")
 
     def __post_init__(self) -> None:
         if self.judge not in JUDGES:
-            raise ValueError(f"the judge must be one of {', '.join(JUDGES)}, got {self.judge!r}")
+            raise SettingError(f"the judge must be one of {', '.join(JUDGES)}, got {self.judge!r}")
         if self.judge_base_url and self.judge_provider:
-            raise ValueError("set WATERCOLOUR_JUDGE_BASE_URL or WATERCOLOUR_JUDGE_PROVIDER, "
+            raise SettingError("set WATERCOLOUR_JUDGE_BASE_URL or WATERCOLOUR_JUDGE_PROVIDER, "
                              "not both")
         if self.references < 1:
-            raise ValueError(f"references must be at least 1, got {self.references}")
+            raise SettingError(f"references must be at least 1, got {self.references}")
         if self.gate_mode not in ("library", "allowlist"):
-            raise ValueError(f"the gate mode must be library or allowlist, got "
+            raise SettingError(f"the gate mode must be library or allowlist, got "
                              f"{self.gate_mode!r}")
 
     @property
@@ -123,25 +115,7 @@ class RewardConfig:
                  ) -> RewardConfig:
         """Defaults, then ``WATERCOLOUR_*`` variables, then explicit (non-None) overrides.
         Invalid values raise at once, with the variable's name."""
-        env = os.environ if environ is None else environ
-        values: dict[str, Any] = {
-            "mix": Mix.from_env(env),
-            "pool": _get(env, "WATERCOLOUR_POOL"),
-            "references": _num(env, "WATERCOLOUR_REFERENCES", DEFAULT_REFERENCES, int),
-            "judge": _get(env, "WATERCOLOUR_JUDGE") or "auto",
-            "judge_model": _get(env, "WATERCOLOUR_JUDGE_MODEL") or DEFAULT_MODEL,
-            "judge_base_url": _get(env, "WATERCOLOUR_JUDGE_BASE_URL"),
-            "judge_provider": _get(env, "WATERCOLOUR_JUDGE_PROVIDER"),
-            "judge_timeout_s": _num(env, "WATERCOLOUR_JUDGE_TIMEOUT", 60.0),
-            "judge_concurrency": _num(env, "WATERCOLOUR_JUDGE_CONCURRENCY", 8, int),
-            "hps_url": _get(env, "WATERCOLOUR_HPS_URL"),
-            "hps_timeout_s": _num(env, "WATERCOLOUR_HPS_TIMEOUT", 60.0),
-            "hps_mapping": HpsMapping.from_env(env),
-            "gate_mode": _get(env, "WATERCOLOUR_GATE_MODE") or "library",
-            "seed": _seed(env),
-        }
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(**values)
+        return settings.from_env(cls, environ, **overrides)
 
     def resolved(self) -> dict[str, Any]:
         """Plain data, for the record beside a run's results."""

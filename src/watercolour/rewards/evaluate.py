@@ -1,4 +1,7 @@
-"""One rollout (or one group of rollouts) -> its reward and a breakdown.
+"""One rollout (or one group of rollouts) -> its reward and a breakdown: the record
+(:class:`Evaluation`) and the orchestration (:class:`Rewarder`). The arithmetic is
+:func:`watercolour.rewards.mix.combine`; the backends are built by
+:mod:`watercolour.rewards.backends`.
 
     reply -> gate (static checks, render, runtime evidence) -> length
           -> judge vs the group's references (both orders) -> HPS -> total | None
@@ -30,72 +33,14 @@ from typing import Any
 
 from watercolour.gates import GateVerdict, check
 from watercolour.prompt import DEFAULT_SUBJECT
+from watercolour.rewards.backends import RewardSetupError, check_pool, make_judge, make_scorer
 from watercolour.rewards.config import RewardConfig
 from watercolour.rewards.hps.base import PreferenceScore, PreferenceScorer, ScorerUnavailable
 from watercolour.rewards.judge.base import PairwiseJudge
 from watercolour.rewards.length import length_term
-from watercolour.rewards.mix import Mix
+from watercolour.rewards.mix import combine
 from watercolour.rewards.pairwise import JudgeResult, judge_group
 from watercolour.rewards.references import ReferencePool, References, draw_references
-
-
-class RewardSetupError(RuntimeError):
-    """The reward cannot be set up (no pool, a pool too small): raised at start-up."""
-
-
-# ---------------------------------------------------------------- the arithmetic
-
-
-def combine(
-    mix: Mix,
-    gate_status: str,
-    length_raw: float,
-    judge_raw: float | None = None,
-    hps_raw: float | None = None,
-) -> tuple[float | None, str, str | None, dict[str, dict[str, Any]]]:
-    """The total from the parts: (total, status, unavailable part, components).
-
-    ``gate_status`` is the verdict's ``ok``/``rejected``/``unavailable``. A needed component
-    (weight > 0) that is None makes the whole total None.
-    """
-    weights = mix.weights
-    raws: dict[str, float | None] = {"gate": None, "length": length_raw, "judge": judge_raw,
-                                     "hps": hps_raw}
-    missing: str | None = None
-    if gate_status == "unavailable":
-        status, missing = "unavailable", "render"
-    elif gate_status == "rejected":
-        status = "rejected"
-    elif gate_status == "ok":
-        status = "ok"
-        raws["gate"] = 1.0
-        for name in ("judge", "hps"):
-            if weights[name] > 0 and raws[name] is None:
-                status, missing = "unavailable", name
-                break
-    else:
-        raise ValueError(f"unknown gate status {gate_status!r}")
-    components: dict[str, dict[str, Any]] = {}
-    total: float | None = 0.0
-    for name in ("gate", "length", "judge", "hps"):
-        w = weights[name]
-        raw = raws[name]
-        if status == "rejected":
-            raw = 0.0 if name in ("gate",) else raw
-            contribution: float | None = 0.0
-        elif status == "unavailable":
-            contribution = None
-        else:
-            contribution = w * raw if (w > 0 and raw is not None) else 0.0
-        components[name] = {"raw": raw, "weight": w, "contribution": contribution}
-    if status == "ok":
-        total = round(sum(c["contribution"] for c in components.values()), 6)
-    elif status == "rejected":
-        total = 0.0
-    else:
-        total = None
-    return total, status, missing, components
-
 
 # ---------------------------------------------------------------- the record
 
@@ -136,29 +81,6 @@ class _Part:
 # ---------------------------------------------------------------- the rewarder
 
 
-def make_judge(config: RewardConfig, pool: ReferencePool) -> PairwiseJudge:
-    if config.judge_backend == "openai":
-        from watercolour.rewards.judge.openai_judge import OpenAIJudge
-
-        return OpenAIJudge(config.judge_model, base_url=config.judge_base_url,
-                           provider=config.judge_provider, timeout_s=config.judge_timeout_s,
-                           max_concurrency=config.judge_concurrency)
-    from watercolour.rewards.judge.offline_judge import PoolFittedJudge
-
-    return PoolFittedJudge.fit(pool)
-
-
-def make_scorer(config: RewardConfig) -> PreferenceScorer:
-    if config.hps_url:
-        from watercolour.rewards.hps.client import HpsClient
-
-        return HpsClient(config.hps_url, timeout_s=config.hps_timeout_s,
-                         mapping=config.hps_mapping)
-    from watercolour.rewards.hps.offline import HandSetAestheticScorer
-
-    return HandSetAestheticScorer()
-
-
 class Rewarder:
     """Scores replies with the configured mix and backends.
 
@@ -190,21 +112,7 @@ class Rewarder:
         self.judge = judge
         self.scorer = scorer
         if self.mix.judge > 0:
-            if self.pool is None:
-                source = self.config.pool_source()
-                if source is None:
-                    raise RewardSetupError(
-                        "the judge needs a pool: set WATERCOLOUR_POOL (or --pool) to a pool "
-                        "folder, build folder or Hub id; `watercolour pool build` makes a "
-                        "starter pool in runs/pool")
-                try:
-                    self.pool = ReferencePool.load(source)
-                except (FileNotFoundError, ValueError) as err:
-                    raise RewardSetupError(f"cannot use the pool {source}: {err}") from err
-            try:
-                draw_references(self.pool, 0, self.config.references)
-            except ValueError as err:
-                raise RewardSetupError(str(err)) from err
+            self.pool = check_pool(self.config, self.pool)
             if self.judge is None:
                 self.judge = make_judge(self.config, self.pool)
         if self.mix.hps > 0 and self.scorer is None:

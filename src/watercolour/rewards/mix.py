@@ -20,9 +20,13 @@ else is a :class:`MixError` at start-up, with the reason.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
+
+from watercolour import settings
+from watercolour.errors import InputError
+from watercolour.settings import setting
 
 GATE_WEIGHT = 0.05
 LENGTH_WEIGHT = 0.05
@@ -42,7 +46,7 @@ DEFAULT_MIX = "judge-led"
 COMPONENTS: tuple[str, ...] = ("gate", "length", "judge", "hps")
 
 
-class MixError(ValueError):
+class MixError(InputError):
     """Invalid reward weights (raised at start-up, never mid-run)."""
 
 
@@ -51,10 +55,10 @@ class Mix:
     """The weight of each component; build with :meth:`preset`, :meth:`from_weights` or
     :meth:`from_env`."""
 
-    judge: float
-    hps: float
-    gate: float = GATE_WEIGHT
-    length: float = LENGTH_WEIGHT
+    judge: float = setting(env=JUDGE_ENV, help="the pairwise judge's weight")
+    hps: float = setting(env=HPS_ENV, help="the HPSv3 preference score's weight")
+    gate: float = setting(GATE_WEIGHT, help="the gate's weight (fixed)")
+    length: float = setting(LENGTH_WEIGHT, help="the length term's weight (fixed)")
 
     def __post_init__(self) -> None:
         validate(self.judge, self.hps)
@@ -98,27 +102,15 @@ class Mix:
             MixError: only one is set, one is not a number, or the weights are out of range
                 or do not sum to 0.90.
         """
-        env = os.environ if environ is None else environ
-        raw_judge = (env.get(JUDGE_ENV) or "").strip()
-        raw_hps = (env.get(HPS_ENV) or "").strip()
-        if not raw_judge and not raw_hps:
+        weights = settings.env_values(cls, environ, error=MixError)
+        if not weights:
             return cls.preset(DEFAULT_MIX)
-        if not raw_judge or not raw_hps:
-            given, missing = (JUDGE_ENV, HPS_ENV) if raw_judge else (HPS_ENV, JUDGE_ENV)
+        if len(weights) == 1:
+            given, missing = (JUDGE_ENV, HPS_ENV) if "judge" in weights else (HPS_ENV, JUDGE_ENV)
             raise MixError(f"{given} is set but {missing} is not: set both (e.g. "
                            f"{JUDGE_ENV}=0.3 {HPS_ENV}=0.6 for hps-led) or neither "
                            f"(the default, {DEFAULT_MIX})")
-        return cls(judge=_number(JUDGE_ENV, raw_judge), hps=_number(HPS_ENV, raw_hps))
-
-
-def _number(name: str, raw: str) -> float:
-    try:
-        value = float(raw)
-    except ValueError:
-        raise MixError(f"{name} must be a number, got {raw!r}") from None
-    if not math.isfinite(value):
-        raise MixError(f"{name} must be a finite number, got {raw!r}")
-    return value
+        return cls(**weights)
 
 
 def validate(judge: float, hps: float) -> None:
@@ -134,3 +126,54 @@ def validate(judge: float, hps: float) -> None:
                        f"length take 0.05 each), got {judge:g} + {hps:g} = {judge + hps:g}; "
                        f"presets: " + ", ".join(f"{n} ({j:g}, {h:g})"
                                                for n, (j, h) in PRESETS.items()))
+
+
+def combine(
+    mix: Mix,
+    gate_status: str,
+    length_raw: float,
+    judge_raw: float | None = None,
+    hps_raw: float | None = None,
+) -> tuple[float | None, str, str | None, dict[str, dict[str, Any]]]:
+    """The total from the parts: (total, status, unavailable part, components).
+
+    ``gate_status`` is the verdict's ``ok``/``rejected``/``unavailable``. A needed component
+    (weight > 0) that is None makes the whole total None.
+    """
+    weights = mix.weights
+    raws: dict[str, float | None] = {"gate": None, "length": length_raw, "judge": judge_raw,
+                                     "hps": hps_raw}
+    missing: str | None = None
+    if gate_status == "unavailable":
+        status, missing = "unavailable", "render"
+    elif gate_status == "rejected":
+        status = "rejected"
+    elif gate_status == "ok":
+        status = "ok"
+        raws["gate"] = 1.0
+        for name in ("judge", "hps"):
+            if weights[name] > 0 and raws[name] is None:
+                status, missing = "unavailable", name
+                break
+    else:
+        raise ValueError(f"unknown gate status {gate_status!r}")
+    components: dict[str, dict[str, Any]] = {}
+    total: float | None = 0.0
+    for name in ("gate", "length", "judge", "hps"):
+        w = weights[name]
+        raw = raws[name]
+        if status == "rejected":
+            raw = 0.0 if name in ("gate",) else raw
+            contribution: float | None = 0.0
+        elif status == "unavailable":
+            contribution = None
+        else:
+            contribution = w * raw if (w > 0 and raw is not None) else 0.0
+        components[name] = {"raw": raw, "weight": w, "contribution": contribution}
+    if status == "ok":
+        total = round(sum(c["contribution"] for c in components.values()), 6)
+    elif status == "rejected":
+        total = 0.0
+    else:
+        total = None
+    return total, status, missing, components

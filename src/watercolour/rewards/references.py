@@ -19,6 +19,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from watercolour.errors import InputError
+
 DEFAULT_REFERENCES = 4
 
 
@@ -134,14 +136,14 @@ def draw_references(pool: ReferencePool, seed: int, n: int = DEFAULT_REFERENCES)
         ValueError: ``n`` < 1 or a tier holds too few paintings.
     """
     if n < 1:
-        raise ValueError(f"the number of references must be at least 1, got {n}")
+        raise InputError(f"the number of references must be at least 1, got {n}")
     want = {"love": n // 2, "okay": n - n // 2}
     rng = random.Random(seed)
     chosen: list[PoolPainting] = []
     for tier, k in want.items():
         candidates = pool.tier(tier)
         if len(candidates) < k:
-            raise ValueError(f"the pool {pool.source or ''} has {len(candidates)} {tier!r} "
+            raise InputError(f"the pool {pool.source or ''} has {len(candidates)} {tier!r} "
                              f"painting(s); {n} references need {k}".replace("  ", " "))
         chosen += rng.sample(candidates, k)
     return References(seed, tuple(chosen))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from watercolour.rewards.evaluate import Evaluation, combine
-from watercolour.rewards.mix import PRESETS, Mix
+from watercolour.rewards.evaluate import Evaluation
+from watercolour.rewards.mix import PRESETS, Mix, combine
 
 
 def mix_totals(evaluation: Evaluation | dict[str, Any],

@@ -1,15 +1,21 @@
-"""The p5.brush methods that exist, read from the vendored bundle, and the prompt's allowlist.
+"""The p5.brush API, in one place: the methods that exist, the allowlist and its signatures.
 
-The bundle is a UMD file whose factory ``function(t){ ... }`` ends with one long sequence of
-``t.NAME = ...`` assignments: that is the library's public surface. It is read with the same
-JavaScript parser the gates use, so the list follows the vendored version, never a hand-kept copy.
+The methods are read from the vendored bundle: a UMD file whose factory ``function(t){ ... }``
+ends with one long sequence of ``t.NAME = ...`` assignments, the library's public surface. It
+is read with the same JavaScript parser the gates use (:mod:`watercolour.javascript`), so the
+list follows the vendored version, never a hand-kept copy; ``manifest.json`` records how many
+methods the vendored version has (:func:`expected_method_count`).
+
+The allowlist (:data:`ALLOWLIST`) and its argument shapes (:data:`SIGNATURES`) are what the
+system prompt lists (:mod:`watercolour.prompt`), what the gates enforce in ``allowlist`` mode
+and what the procedural painter writes. Everything above the renderer imports them from here.
 """
 
 from __future__ import annotations
 
 from functools import cache
 
-from watercolour.gates.parser import parse
+from watercolour.javascript import parse
 
 ALLOWLIST: tuple[str, ...] = (
     "scaleBrushes", "noStroke", "fill", "noFill", "fillBleed", "fillTexture",
@@ -17,6 +23,20 @@ ALLOWLIST: tuple[str, ...] = (
 )
 """The 10 methods the system prompt allows: with them a sketch can only lay filled, bleeding
 shapes. In ``library`` mode this is advice; in ``allowlist`` mode it is enforced."""
+
+SIGNATURES: dict[str, str] = {
+    "scaleBrushes": "brush.scaleBrushes(scale)",
+    "noStroke": "brush.noStroke()",
+    "fill": "brush.fill(color, opacity)",
+    "noFill": "brush.noFill()",
+    "fillBleed": "brush.fillBleed(strength)",
+    "fillTexture": "brush.fillTexture(texture, border)",
+    "beginShape": "brush.beginShape(curvature)",
+    "vertex": "brush.vertex(x, y)",
+    "endShape": "brush.endShape(CLOSE)",
+    "circle": "brush.circle(x, y, radius)",
+}
+"""Each allowed method with its argument shape, as the prompt lists it."""
 
 PAINTING_METHODS: frozenset[str] = frozenset({
     "circle", "rect", "polygon", "endShape", "arc", "line", "flowLine", "spline",
@@ -39,13 +59,31 @@ def bundle_exports() -> tuple[str, ...]:
 
 @cache
 def brush_methods() -> frozenset[str]:
-    """The real ``brush.*`` methods: the exports that are not classes (capitalised names, the
-    same rule the render harness uses when it counts calls)."""
-    return frozenset(name for name in bundle_exports() if not name[:1].isupper())
+    """The real ``brush.*`` methods of the vendored bundle."""
+    return frozenset(_methods(bundle_exports()))
+
+
+def methods_in(code: str) -> frozenset[str]:
+    """The methods a p5.brush bundle's source exports (``scripts/vendor_js.py`` counts them)."""
+    return frozenset(_methods(_exports_of(code)))
+
+
+def _methods(exports) -> list[str]:
+    """The exports that are not classes (capitalised names, the same rule the render harness
+    uses when it counts calls)."""
+    return [name for name in exports if not name[:1].isupper()]
 
 
 def is_brush_method(name: str) -> bool:
     return name in brush_methods()
+
+
+def expected_method_count() -> int:
+    """How many methods the vendored p5.brush has, as ``manifest.json`` records it (written by
+    ``scripts/vendor_js.py`` when the bundle is vendored)."""
+    from watercolour.render.vendor import manifest
+
+    return int(manifest()["p5.brush.js"]["methods"])
 
 
 def _exports_of(code: str) -> list[str]:

@@ -1,0 +1,38 @@
+"""The two kinds of error a person (not a programmer) can act on; everything else is a bug.
+
+- :class:`InputError` (a ``ValueError``): bad input: a file that is not UTF-8 text, a flag, an
+  environment variable, a pool that does not validate. Fix the input.
+- :class:`SetupError` (a ``RuntimeError``): the machine cannot do what was asked: no WebGL, no
+  pool configured, a book build that failed. Fix the setup.
+
+The command line prints these (and ``FileNotFoundError``) as one line and exits 2; any other
+exception is a bug and keeps its traceback. Library code raises subclasses (``SettingError``,
+``MixError``, ``PoolValidationError``, ``RewardSetupError``, ...), so callers can catch either
+the precise error or the kind.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class InputError(ValueError):
+    """Bad input that its author can fix."""
+
+
+class SetupError(RuntimeError):
+    """The environment cannot do what was asked."""
+
+
+def read_text(path: str | Path, what: str = "file") -> str:
+    """The UTF-8 text of ``path``; a missing file or one that is not UTF-8 text is one clear
+    error (``FileNotFoundError`` or :class:`InputError`) naming the file and what it should be."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{what} not found: {path}")
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(f"{path} is not UTF-8 text (byte 0x{data[err.start]:02x} at offset "
+                         f"{err.start}): a {what} must be a UTF-8 text file") from None

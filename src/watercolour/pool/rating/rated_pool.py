@@ -1,0 +1,53 @@
+"""From ratings to a pool: the counts, the rows of the paintings rated ``love`` or ``okay``, and
+the validated pool folder."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from watercolour.pool.rating.items import Item
+from watercolour.pool.rating.log import RATINGS, RatingLog
+from watercolour.pool.schema import TIERS, sha256, validate_rows
+
+
+def rating_summary(items: Sequence[Item], log: RatingLog) -> dict[str, Any]:
+    ratings = log.ratings()
+    counts = Counter(ratings.get(i.id, "unrated") for i in items)
+    return {"items": len(items), "rated": len(items) - counts.get("unrated", 0),
+            **{k: counts.get(k, 0) for k in (*RATINGS, "unrated")}}
+
+
+def rated_rows(items: Iterable[Item], log: RatingLog) -> list[dict[str, Any]]:
+    """Pool rows for the paintings rated ``love`` or ``okay`` (``reject`` stays out)."""
+    standing = log.replay()[0]
+    rows = []
+    for item in items:
+        event = standing.get(item.id)
+        if event is None or event["action"] not in TIERS:
+            continue
+        m = item.meta
+        rows.append({
+            "id": item.id, "tier": event["action"], "subject": m.get("subject"),
+            "sketch": item.sketch, "painter": m.get("painter"), "round": m.get("round"),
+            "critique": m.get("critique"), "seed": m.get("seed"),
+            "paint_fraction": m.get("paint_fraction"), "n_shapes": m.get("n_shapes"),
+            "rated_at": event["at"], "rated_by": event.get("rater", "person"),
+            "sha256": sha256(item.png), "png": item.png,
+        })
+    return rows
+
+
+def write_rated_pool(items: Sequence[Item], log: RatingLog, folder: str | os.PathLike[str]
+                     ) -> Path:
+    """Validate the rated paintings as a pool and write the pool folder."""
+    from watercolour.pool.dataset import default_card, write_pool_folder
+
+    rows = rated_rows(items, log)
+    validate_rows([{"id": r["id"], "tier": r["tier"], "image": r["png"]} for r in rows],
+                  source=f"the ratings in {log.path}")
+    note = f"Rated by {log.rater} with the watercolour rating widget."
+    return write_pool_folder(rows, folder, card=default_card(len(rows), note))

@@ -1,0 +1,257 @@
+"""Settings declared once, on their dataclass fields: default, environment variable, help.
+
+A configuration is a plain dataclass whose fields are made with :func:`setting`::
+
+    @dataclass
+    class RenderConfig:
+        workers: int = setting(1, env="WATERCOLOUR_RENDER_WORKERS", positive=True,
+                               help="warm browsers kept open")
+
+        @classmethod
+        def from_env(cls, environ=None, **overrides):
+            return settings.from_env(cls, environ, **overrides)
+
+and one generic reader turns text into field values, for every configuration alike:
+
+- :func:`from_env` ``(cls, environ=None, **overrides)``: the defaults, then each field's
+  environment variable (unset or blank: the default), then the explicit overrides that are not
+  None. A bad value raises :class:`SettingError` (a ``ValueError``) naming the variable.
+- :func:`env_values` ``(cls, environ=None, error=SettingError)``: only the fields whose
+  variable is set, as ``{field: value}`` (for configurations with a rule across fields).
+- :func:`add_arguments` ``(parser, cls, names=..., exclude=..., required=...)``: one argparse
+  flag per field (``--field-name``, or the name given in ``names``), typed from the annotation,
+  the help and the default taken from the field; unset flags stay None.
+- :func:`from_arguments` ``(cls, namespace, environ=None, **overrides)``: the instance those
+  flags describe: the defaults, then the variables, then the flags given, then the overrides
+  (so every verb honours the same variables as the library).
+- :func:`describe` ``(cls)``: ``(field, variable, default, help)`` rows, for docs and ``--help``.
+
+Types understood: ``int``, ``float`` (finite), ``str``, ``bool`` (1/0, true/false, yes/no,
+on/off), ``Literal[...]`` (its values are the choices), ``X | None`` of those, and ``list[str]``
+(a repeated flag; comma-separated in a variable). Anything else (a nested configuration, a
+value built from several variables) declares ``reader=``: a function of the whole environment
+that returns the value, or None for the default. ``positive=True`` rejects zero and negative
+numbers; ``choices=`` restricts the values.
+
+The fields stay plain dataclass fields whose ``metadata`` holds only ``{"help": ...}`` (the
+variable, checks and reader are kept beside them), so a configuration declared with
+:func:`setting` also works with ``transformers.HfArgumentParser`` / TRL's ``TrlParser``, and
+this reader works on their ``field(metadata={"help": ...})`` fields (help only, no variable).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import os
+import types
+import typing
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from watercolour.errors import InputError
+
+T = TypeVar("T")
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+
+
+class SettingError(InputError):
+    """A setting's text could not become its value (the message names the variable or flag)."""
+
+
+def setting(default: Any = dataclasses.MISSING, *, env: str | None = None, help: str = "",
+            default_factory: Callable[[], Any] | Any = dataclasses.MISSING,
+            positive: bool = False, choices: Sequence[Any] | None = None,
+            reader: Callable[[Mapping[str, str]], Any] | None = None) -> Any:
+    """A dataclass field that carries its environment variable, help, and checks.
+
+    Args:
+        default: the default value (or give ``default_factory``; neither: a required field).
+        env: the environment variable that sets it (None: not read from the environment).
+        help: one line for ``--help``, the docs and ``describe``.
+        positive: numbers must be above zero.
+        choices: the allowed values (a ``Literal`` annotation gives them too).
+        reader: for values no single string describes: ``reader(environ)`` returns the value,
+            or None to keep the default.
+    """
+    f = dataclasses.field(default=default, default_factory=default_factory,
+                          metadata={"help": help} if help else None)
+    _EXTRAS[id(f)] = (f, {"env": env, "positive": positive, "reader": reader,
+                          "choices": tuple(choices) if choices is not None else None})
+    return f
+
+
+_EXTRAS: dict[int, tuple[dataclasses.Field, dict[str, Any]]] = {}
+"""What :func:`setting` knows beyond the help, per field: kept beside the field, not in its
+``metadata``, because ``HfArgumentParser`` passes every metadata key on to argparse."""
+
+
+def _meta(f: dataclasses.Field) -> dict[str, Any]:
+    """A field's help (from its metadata, so plain ``field(metadata={"help": ...})`` fields
+    work too) and the variable, checks and reader :func:`setting` gave it."""
+    entry = _EXTRAS.get(id(f))
+    extras = entry[1] if entry is not None and entry[0] is f else {}
+    return {"help": f.metadata.get("help", ""), **extras}
+
+
+def from_env(cls: type[T], environ: Mapping[str, str] | None = None, **overrides: Any) -> T:
+    """``cls`` from its defaults, then its fields' variables, then the non-None overrides."""
+    values = env_values(cls, environ)
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    return cls(**values)
+
+
+def env_values(cls: type, environ: Mapping[str, str] | None = None,
+               error: type[ValueError] = SettingError) -> dict[str, Any]:
+    """The fields of ``cls`` set by the environment, parsed; ``error`` is raised on bad text."""
+    env = os.environ if environ is None else environ
+    hints = _hints(cls)
+    values: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        meta = _meta(f)
+        if meta.get("reader") is not None:
+            try:
+                value = meta["reader"](env)
+            except InputError:
+                raise
+            except ValueError as err:  # a reader's bad text is a setting error too
+                raise error(str(err)) from None
+            if value is not None:
+                values[f.name] = value
+            continue
+        name = meta.get("env")
+        raw = (env.get(name) or "").strip() if name else ""
+        if raw:
+            try:
+                values[f.name] = parse(hints[f.name], raw, name, f)
+            except SettingError as err:
+                raise error(str(err)) from None
+    return values
+
+
+def parse(annotation: Any, raw: str, name: str, f: dataclasses.Field | None = None) -> Any:
+    """The value of ``raw`` for a field annotated ``annotation`` (``name`` is the variable or
+    flag, for the message)."""
+    meta = _meta(f) if f is not None else {}
+    kind, choices = _kind(annotation)
+    choices = meta.get("choices") or choices
+    if kind is list:
+        return [part.strip() for part in raw.split(",") if part.strip()]
+    if kind is bool:
+        low = raw.strip().lower()
+        if low not in _TRUE | _FALSE:
+            raise SettingError(f"{name} must be true or false, got {raw!r}")
+        return low in _TRUE
+    if kind is int:
+        try:
+            value: Any = int(raw)
+        except ValueError:
+            raise SettingError(f"{name} must be an integer, got {raw!r}") from None
+    elif kind is float:
+        try:
+            value = float(raw)
+        except ValueError:
+            raise SettingError(f"{name} must be a number, got {raw!r}") from None
+        if not math.isfinite(value):
+            raise SettingError(f"{name} must be a finite number, got {raw!r}")
+    else:
+        value = raw
+    if meta.get("positive") and value <= 0:
+        raise SettingError(f"{name} must be positive, got {raw!r}")
+    if choices and value not in choices:
+        raise SettingError(f"{name} must be one of {', '.join(map(str, choices))}, got {raw!r}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup, cls: type,
+                  names: Mapping[str, str] | None = None, exclude: Iterable[str] = (),
+                  required: Iterable[str] = ()) -> None:
+    """One flag per field of ``cls`` (except ``exclude`` and fields with a ``reader``): its
+    name from ``names`` or ``--field-name``, its type, choices and help from the field."""
+    names = dict(names or {})
+    skip, needed = set(exclude), set(required)
+    hints = _hints(cls)
+    for f in dataclasses.fields(cls):
+        meta = _meta(f)
+        if f.name in skip or meta.get("reader") is not None:
+            continue
+        flag = names.get(f.name, "--" + f.name.replace("_", "-"))
+        kind, choices = _kind(hints[f.name])
+        choices = meta.get("choices") or choices
+        help_text = meta["help"]
+        default = _default(f)
+        if f.name not in needed and default is not dataclasses.MISSING and default is not None:
+            help_text = f"{help_text} (default {default})" if help_text else f"default {default}"
+        if meta.get("env"):
+            help_text += f"; env {meta['env']}"
+        kwargs: dict[str, Any] = {"dest": f.name, "default": None, "help": help_text}
+        if f.name in needed:
+            kwargs["required"] = True
+        if kind is bool:
+            kwargs["action"] = argparse.BooleanOptionalAction
+        elif kind is list:
+            kwargs.update(action="append", metavar=flag.lstrip("-").upper())
+        else:
+            kwargs["type"] = _flag_type(hints[f.name], flag, f)
+            kwargs["metavar"] = ("{" + ",".join(map(str, choices)) + "}" if choices
+                                 else flag.lstrip("-").replace("-", "_").upper())
+        parser.add_argument(flag, **kwargs)
+
+
+def from_arguments(cls: type[T], namespace: argparse.Namespace,
+                   environ: Mapping[str, str] | None = None, **overrides: Any) -> T:
+    """``cls`` from the defaults, then its variables, then the flags :func:`add_arguments`
+    made (those given), then the non-None overrides."""
+    flags = {f.name: getattr(namespace, f.name) for f in dataclasses.fields(cls)
+             if getattr(namespace, f.name, None) is not None}
+    return from_env(cls, environ, **{**flags, **overrides})
+
+
+def describe(cls: type) -> list[tuple[str, str | None, Any, str]]:
+    """``(field, environment variable, default, help)`` for each field of ``cls``."""
+    return [(f.name, _meta(f).get("env"), _default(f), _meta(f)["help"])
+            for f in dataclasses.fields(cls)]
+
+
+def _default(f: dataclasses.Field) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return dataclasses.MISSING
+
+
+def _flag_type(annotation: Any, flag: str, f: dataclasses.Field) -> Callable[[str], Any]:
+    def convert(raw: str) -> Any:
+        try:
+            return parse(annotation, raw, flag, f)
+        except SettingError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+
+    convert.__name__ = _kind(annotation)[0].__name__  # argparse's "invalid <type> value"
+    return convert
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _kind(annotation: Any) -> tuple[type, tuple[Any, ...] | None]:
+    """The base type of an annotation (``X | None`` -> X) and its ``Literal`` choices."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return _kind(args[0])
+        return str, None
+    if origin is typing.Literal:
+        values = typing.get_args(annotation)
+        return type(values[0]), values
+    if origin in (list, tuple) or annotation in (list, tuple):
+        return list, None
+    if annotation in (int, float, bool, str):
+        return annotation, None
+    return str, None

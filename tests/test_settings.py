@@ -1,0 +1,115 @@
+"""The one settings reader: fields declare default, variable and help; the environment, the
+flags and the docs are read from them."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from typing import Literal
+
+import pytest
+
+from watercolour import settings
+from watercolour.cli import build_parser
+from watercolour.gates import GateConfig
+from watercolour.pool.build import BuildConfig
+from watercolour.render import RenderConfig
+from watercolour.rewards import RewardConfig
+from watercolour.settings import SettingError, setting
+
+
+@dataclass
+class Example:
+    count: int = setting(3, env="EX_COUNT", positive=True, help="how many")
+    ratio: float = setting(0.5, env="EX_RATIO", help="a share")
+    name: str | None = setting(None, env="EX_NAME", help="a name")
+    colour: Literal["red", "blue"] = setting("red", env="EX_COLOUR", help="a colour")
+    loud: bool = setting(False, env="EX_LOUD", help="shout")
+    tags: list[str] | None = setting(None, env="EX_TAGS", help="a tag")
+    total: int = setting(0, reader=lambda env: len(env) or None, help="variables seen")
+    fixed: int = 7
+
+
+def test_defaults_then_variables_then_overrides():
+    assert settings.from_env(Example, {}) == Example()
+    env = {"EX_COUNT": "5", "EX_RATIO": " 0.25 ", "EX_NAME": "", "EX_COLOUR": "blue",
+           "EX_LOUD": "yes", "EX_TAGS": "a, b,"}
+    got = settings.from_env(Example, env, ratio=0.75, name=None)
+    assert (got.count, got.ratio, got.name, got.colour, got.loud, got.tags, got.total) == \
+        (5, 0.75, None, "blue", True, ["a", "b"], 6)
+    assert settings.env_values(Example, {"EX_RATIO": "1"}) == {"ratio": 1.0, "total": 1}
+
+
+@pytest.mark.parametrize("env, message", [
+    ({"EX_COUNT": "three"}, "EX_COUNT must be an integer, got 'three'"),
+    ({"EX_COUNT": "0"}, "EX_COUNT must be positive"),
+    ({"EX_RATIO": "inf"}, "EX_RATIO must be a finite number"),
+    ({"EX_RATIO": "half"}, "EX_RATIO must be a number"),
+    ({"EX_COLOUR": "green"}, "EX_COLOUR must be one of red, blue"),
+    ({"EX_LOUD": "maybe"}, "EX_LOUD must be true or false"),
+])
+def test_bad_text_is_one_error_naming_the_variable(env, message):
+    with pytest.raises(SettingError, match=message):
+        settings.from_env(Example, env)
+
+
+def test_flags_come_from_the_fields():
+    parser = argparse.ArgumentParser()
+    settings.add_arguments(parser, Example, names={"count": "-n"}, exclude=("fixed",))
+    text = parser.format_help()
+    assert "-n N" in text and "how many (default 3)" in text and "env EX_COUNT" in text
+    assert "--colour {red,blue}" in text and "--loud, --no-loud" in text
+    assert "--fixed" not in text and "--total" not in text  # excluded; read from env only
+    args = parser.parse_args(["-n", "4", "--tags", "x", "--tags", "y", "--loud"])
+    got = settings.from_arguments(Example, args, {"EX_RATIO": "0.1", "EX_COUNT": "9"})
+    assert (got.count, got.ratio, got.tags, got.loud) == (4, 0.1, ["x", "y"], True)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["-n", "0"])
+
+
+def test_describe_lists_every_field():
+    rows = {name: (env, default) for name, env, default, _ in settings.describe(RenderConfig)}
+    assert rows["workers"] == ("WATERCOLOUR_RENDER_WORKERS", 1)
+    assert rows["deadline_s"] == ("WATERCOLOUR_RENDER_DEADLINE", 30.0)
+    documented = {env for _, env, _, _ in settings.describe(RewardConfig) if env}
+    assert {"WATERCOLOUR_POOL", "WATERCOLOUR_JUDGE_TIMEOUT", "WATERCOLOUR_REWARD_SEED"} \
+        <= documented
+
+
+def test_the_configs_read_their_variables():
+    assert RenderConfig.from_env({"WATERCOLOUR_RENDER_WORKERS": "2"}).workers == 2
+    with pytest.raises(ValueError, match="WATERCOLOUR_GL must be one of"):
+        RenderConfig.from_env({"WATERCOLOUR_GL": "opengl"})
+    assert GateConfig.from_env({"WATERCOLOUR_GATE_MODE": "allowlist"}).mode == "allowlist"
+    assert RewardConfig.from_env({"WATERCOLOUR_GATE_MODE": "allowlist"}).gate_mode == \
+        "allowlist"
+
+
+def test_pool_build_flags_are_build_configs_fields():
+    args = build_parser().parse_args(["pool", "build", "--out", "o", "--workers", "2",
+                                      "--subject", "a lotus"])
+    got = settings.from_arguments(BuildConfig, args, progress=not args.quiet)
+    assert got == BuildConfig(out="o", render_workers=2, subjects=["a lotus"])
+    defaults = build_parser().parse_args(["pool", "build", "--out", "o"])
+    assert settings.from_arguments(BuildConfig, defaults) == BuildConfig(out="o")
+
+
+def test_settings_fields_work_with_hf_argument_parser():
+    transformers = pytest.importorskip("transformers")
+    parser = transformers.HfArgumentParser(Example)
+    (got,) = parser.parse_args_into_dataclasses(["--count", "4", "--colour", "blue"])
+    assert (got.count, got.colour, got.ratio) == (4, "blue", 0.5)
+    assert "how many" in parser.format_help()
+
+
+@dataclass
+class HfStyle:
+    steps: int = field(default=10, metadata={"help": "optimiser steps"})
+
+
+def test_plain_fields_with_help_get_flags_too():
+    parser = argparse.ArgumentParser()
+    settings.add_arguments(parser, HfStyle)
+    assert "optimiser steps (default 10)" in parser.format_help()
+    assert settings.from_arguments(HfStyle, parser.parse_args(["--steps", "3"])).steps == 3
+    assert settings.env_values(HfStyle, {"STEPS": "5"}) == {}  # no variable declared
