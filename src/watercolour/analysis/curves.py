@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from watercolour.errors import InputError
+
 PUBLISHED = {"hps-only": "curve-hps-only.csv", "hps-led": "curve-hps-led.csv"}
 """The reproduction's published curves (``analysis/data/``, BSD-3-Clause), by reward mix."""
 
@@ -20,7 +22,7 @@ COMPONENTS = ("judge_mean", "hps_mean", "quality_mean", "length_mean", "paint_fr
 def published_curve(mix: str) -> Path:
     """The path of a published curve shipped with the package: ``"hps-only"`` or ``"hps-led"``."""
     if mix not in PUBLISHED:
-        raise ValueError(f"no published curve {mix!r}; choose one of {', '.join(PUBLISHED)}")
+        raise InputError(f"no published curve {mix!r}; choose one of {', '.join(PUBLISHED)}")
     return Path(str(resources.files("watercolour.analysis") / "data" / PUBLISHED[mix]))
 
 
@@ -37,10 +39,10 @@ def read_curve(path: str | os.PathLike[str]) -> pd.DataFrame:
     try:
         frame = pd.read_csv(source)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
-        raise ValueError(f"{source} is not a curve CSV: {err}") from err
+        raise InputError(f"{source} is not a curve CSV: {err}") from err
     numeric = frame.apply(pd.to_numeric, errors="coerce").dropna(axis=1, how="all")
     if numeric.empty:
-        raise ValueError(f"{source} has no numeric columns: not a curve CSV")
+        raise InputError(f"{source} has no numeric columns: not a curve CSV")
     if "step" not in numeric.columns:
         numeric.insert(0, "step", range(len(numeric)))
     numeric = numeric[numeric["step"].notna()]

@@ -17,6 +17,8 @@ from typing import Any
 
 import pandas as pd
 
+from watercolour.errors import InputError
+
 COLUMNS = ("step", "group", "index", "seed", "prompt", "completion", "sketch", "png", "reward",
            "components", "status", "violations", "paint_fraction", "n_shapes", "references")
 """The columns of a rollouts dataset."""
@@ -41,9 +43,9 @@ def read_rollouts(path: str | os.PathLike[str], pictures: bool = False) -> pd.Da
     frame = _read_any(source, pictures)
     missing = [c for c in REQUIRED if c not in frame.columns]
     if missing:
-        raise ValueError(f"{source}: rollouts have no {', '.join(missing)} column")
+        raise InputError(f"{source}: rollouts have no {', '.join(missing)} column")
     if frame.empty:
-        raise ValueError(f"{source}: no rollouts")
+        raise InputError(f"{source}: no rollouts")
     frame["reward"] = pd.to_numeric(frame["reward"], errors="coerce")
     for name in ("paint_fraction", "n_shapes", "step", "group", "index"):
         if name in frame.columns:
@@ -73,7 +75,7 @@ def _read_any(source: Path, pictures: bool) -> pd.DataFrame:
     jsonl = sorted(source.glob("*.jsonl"))
     if jsonl:
         return pd.concat([_read_jsonl(p, pictures) for p in jsonl], ignore_index=True)
-    raise ValueError(f"{source}: no rollouts here (expected a datasets folder, .parquet or "
+    raise InputError(f"{source}: no rollouts here (expected a datasets folder, .parquet or "
                      ".jsonl files)")
 
 
@@ -88,9 +90,9 @@ def _read_jsonl(source: Path, pictures: bool) -> pd.DataFrame:
             except json.JSONDecodeError as err:
                 if number > 1 and not line.endswith("\n"):
                     break  # a torn last line from a crash: keep what came before it
-                raise ValueError(f"{source}:{number}: not JSON: {err}") from err
+                raise InputError(f"{source}:{number}: not JSON: {err}") from err
             if not isinstance(row, dict):
-                raise ValueError(f"{source}:{number}: a rollout must be a JSON object")
+                raise InputError(f"{source}:{number}: a rollout must be a JSON object")
             if not pictures:
                 for name in HEAVY:
                     row.pop(name, None)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from watercolour import notebooks
+from watercolour.errors import InputError, SetupError
 from watercolour.io import write_json_atomic, write_text_atomic
 
 MODES = ("tiny", "smoke-4b", "full")
@@ -126,7 +127,7 @@ def run_chapters(
     notebook is kept); ``ValueError`` for an unknown mode, chapter or parameter.
     """
     if mode not in MODES:
-        raise ValueError(f"mode {mode!r} is not one of {', '.join(MODES)}")
+        raise InputError(f"mode {mode!r} is not one of {', '.join(MODES)}")
     base = Path(root).resolve()
     run = Path(run_dir).resolve()
     say = progress or (lambda line: print(line, file=sys.stderr, flush=True))
@@ -135,18 +136,18 @@ def run_chapters(
     known = {c.stem for c in chapters}
     unknown = sorted((set(overrides) | set(only or [])) - known)
     if unknown:
-        raise ValueError(f"no chapter(s) {', '.join(unknown)}; the book has: "
+        raise InputError(f"no chapter(s) {', '.join(unknown)}; the book has: "
                          f"{', '.join(sorted(known))}")
     for stem, params in overrides.items():
         path = next(c for c in chapters if c.stem == stem)
         extra = sorted(set(params) - set(notebooks.notebook_parameters(path)))
         if extra:
-            raise ValueError(f"{stem} has no parameter(s) {', '.join(extra)}")
+            raise InputError(f"{stem} has no parameter(s) {', '.join(extra)}")
     selected = [c for c in chapters if only is None or c.stem in only]
     declared_anywhere = set().union(*(notebooks.notebook_parameters(c) for c in selected))
     unused = sorted(set(common or {}) - declared_anywhere)
     if unused:
-        raise ValueError(f"no chapter declares parameter(s) {', '.join(unused)}")
+        raise InputError(f"no chapter declares parameter(s) {', '.join(unused)}")
     runs: list[ChapterRun] = []
     manifest = run / "run.json"
     for number, chapter in enumerate(selected, 1):
@@ -229,7 +230,7 @@ def build_html(root: str | os.PathLike[str], run_dir: str | os.PathLike[str],
     html = path_output / "_build" / "html"
     if proc.returncode != 0 or not (html / "index.html").is_file():
         tail = (proc.stdout + proc.stderr).strip().splitlines()[-15:]
-        raise RuntimeError(f"jupyter-book build failed (exit {proc.returncode}): "
+        raise SetupError(f"jupyter-book build failed (exit {proc.returncode}): "
                            + " | ".join(tail))
     return html
 

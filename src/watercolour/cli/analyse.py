@@ -9,6 +9,7 @@ from pathlib import Path
 
 from watercolour.analysis import PUBLISHED, analyse, published_curve
 from watercolour.analysis.rollout_gallery import write_rollout_gallery
+from watercolour.errors import InputError
 
 
 def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     result = analyse(curve, args.rollouts)
     if args.gallery is not None:
         if args.rollouts is None:
-            raise ValueError("--gallery needs --rollouts")
+            raise InputError("--gallery needs --rollouts")
         page = write_rollout_gallery(args.rollouts, args.gallery)
         result.notes.append(f"rollout gallery: {page}")
     if args.json:
