@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from watercolour.errors import InputError, SetupError
 from watercolour.retry import RetriesExhausted, with_retries
 
 HF_ROUTER = "https://router.huggingface.co/v1"
@@ -38,7 +39,7 @@ TOKEN_ENV = "HF_TOKEN"
 """Sent only to :data:`HF_ROUTER` (and ``*.hf.space``): never to another host unasked."""
 
 
-class ChatError(RuntimeError):
+class ChatError(SetupError):
     """A chat request failed. ``transient``: worth retrying (and an infrastructure failure,
     not the model's fault, when retries run out)."""
 
@@ -63,7 +64,7 @@ class EmptyReply(ChatError):
         self.model = model
 
 
-class ModelsNotServed(ValueError):
+class ModelsNotServed(InputError):
     """Model ids the endpoint does not serve (a start-up error)."""
 
 

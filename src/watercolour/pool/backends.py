@@ -33,6 +33,9 @@ def choose_critic(model: str | None = None, base_url: str | None = None) -> Crit
     no model: the offline critic."""
     if not model:
         return OfflineCritic()
-    from watercolour.pool.chat import HF_ROUTER, ChatClient
+    from watercolour.openai_compat import HF_ROUTER, ChatClient, check_served
 
-    return OpenAICritic(ChatClient(base_url or HF_ROUTER, model=model))
+    client = ChatClient(base_url or HF_ROUTER, model=model)
+    if client.api_key:
+        check_served(client, [model])
+    return OpenAICritic(client)

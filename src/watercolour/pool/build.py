@@ -35,9 +35,9 @@ from statistics import mean
 from typing import Any
 
 from watercolour.io import write_json_atomic
+from watercolour.openai_compat import ChatError
 from watercolour.pool import procedural
 from watercolour.pool.backends import choose_critic, choose_painters
-from watercolour.pool.chat import ChatError
 from watercolour.pool.critic import Critic, CritiqueRequest, OfflineCritic
 from watercolour.pool.dataset import default_card, write_pool_folder
 from watercolour.pool.log import GenerationLog

@@ -20,7 +20,7 @@ variable                              meaning
 ``WATERCOLOUR_JUDGE_CONCURRENCY``     judge requests in flight
 ``WATERCOLOUR_HPS_URL``               the HPSv3 service (none: the offline scorer)
 ``WATERCOLOUR_HPS_TIMEOUT``           seconds per HPS request
-``WATERCOLOUR_HPS_RANGE``             ``lo,hi`` or a mapping JSON (HPSv3's 0..10)
+``WATERCOLOUR_HPS_RANGE``             ``lo,hi`` or a mapping JSON (default logistic(mu / 4))
 ``WATERCOLOUR_GATE_MODE``             ``library`` | ``allowlist``
 ``WATERCOLOUR_REWARD_SEED``           base seed of the reference draws
 ====================================  ==================================================
