@@ -7,7 +7,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from watercolour.cli import book, gallery, gate, pool, render, score
+from watercolour.cli import book, client, gallery, gate, pool, render, score, serve
 
 VERBS = {
     "render": render,
@@ -16,6 +16,8 @@ VERBS = {
     "pool": pool,
     "score": score,
     "book": book,
+    "serve": serve,
+    "client": client,
 }
 
 

@@ -37,7 +37,11 @@ from openenv.core.env_client import EnvClient
 from pydantic import ValidationError
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from watercolour.env.models import WatercolourAction, WatercolourObservation, WatercolourState
+from watercolour.env.models import (
+    WatercolourAction,
+    WatercolourObservation,
+    WatercolourState,
+)
 from watercolour.rewards import Evaluation
 
 DEFAULT_STEP_TIMEOUT_S = 300.0
@@ -271,10 +275,11 @@ class RemoteRewarder:
         context = {"subject": subject, "seed": seed, "render_seed": render_seed}
         try:
             action = WatercolourAction(reply=reply)
+            problem = action.problem
         except ValidationError as err:
-            first = err.errors()[0]
-            return unavailable("payload", f"the reply cannot be sent: {first['msg']}",
-                               context, start)
+            problem = err.errors(include_input=False)[0]["msg"]
+        if problem:
+            return unavailable("payload", f"the reply cannot be sent: {problem}", context, start)
         options: dict[str, Any] = {"include_png": self.include_png}
         options.update({k: v for k, v in context.items() if v is not None})
         errors: list[str] = []

@@ -8,11 +8,15 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from openenv.core.env_server.types import Action, Observation, State
-from pydantic import Field, field_validator
+from pydantic import Field, PrivateAttr, model_validator
 
 MAX_REPLY_CHARS = 1_000_000
 """The longest reply the server accepts (the gate itself rejects sketches over 100 000
 characters as the sketch's fault; this bound only protects the server)."""
+
+MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+"""The largest websocket message the server reads (``watercolour serve``); a larger one is
+refused at the protocol level (close code 1009, *message too big*) before it is parsed."""
 
 Status = Literal["ready", "ok", "rejected", "unavailable"]
 
@@ -24,15 +28,38 @@ class WatercolourAction(Action):
                        description="The model's reply: the sketch is taken from its fenced "
                        "JavaScript block (or the whole text when it is bare code).")
 
-    @field_validator("reply")
+
+
+    _problem: str | None = PrivateAttr(None)
+
+    @model_validator(mode="wrap")
     @classmethod
-    def _utf8(cls, value: str) -> str:
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as err:
-            raise ValueError(f"the reply is not valid UTF-8 text (a lone surrogate at "
-                             f"character {err.start})") from None
-        return value
+    def _utf8(cls, data: Any, handler: Any) -> WatercolourAction:
+        # pydantic refuses lone surrogates with an error that echoes them and cannot be
+        # serialised; keep the text (U+FFFD in their place) and the problem, for step() to
+        # refuse with a clear message.
+        problem = None
+        if isinstance(data, dict) and isinstance(data.get("reply"), str):
+            problem = reply_problem(data["reply"])
+            if problem:
+                data = {**data, "reply": data["reply"].encode("utf-8", "replace").decode()}
+        action = handler(data)
+        action._problem = problem
+        return action
+
+    @property
+    def problem(self) -> str | None:
+        """Why this reply cannot be scored as text, or None."""
+        return self._problem
+
+
+def reply_problem(reply: str) -> str | None:
+    """Why a reply cannot be scored as text (lone surrogates: not valid UTF-8), or None."""
+    try:
+        reply.encode("utf-8")
+    except UnicodeEncodeError as err:
+        return f"the reply is not valid UTF-8 text (a lone surrogate at character {err.start})"
+    return None
 
 
 class WatercolourObservation(Observation):

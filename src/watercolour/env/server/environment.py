@@ -30,7 +30,11 @@ from openenv.core.env_server.interfaces import Environment
 from watercolour.env.cache import RenderCache
 from watercolour.env.config import EnvConfig
 from watercolour.env.critique import critique
-from watercolour.env.models import WatercolourAction, WatercolourObservation, WatercolourState
+from watercolour.env.models import (
+    WatercolourAction,
+    WatercolourObservation,
+    WatercolourState,
+)
 from watercolour.prompt import DEFAULT_SUBJECT, messages
 from watercolour.rewards import Evaluation, Rewarder
 
@@ -178,6 +182,8 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
     def step(self, action: WatercolourAction, timeout_s: float | None = None, **kwargs: Any
              ) -> WatercolourObservation:
         """Gate, render once, score; the observation carries the whole breakdown."""
+        if action.problem:
+            raise ValueError(action.problem)
         if not self._reset_done:  # the stateless HTTP /step: an episode with the defaults
             self.reset()
         state = self._state
