@@ -2,9 +2,10 @@
 ``/reset`` ``/step`` ``/state`` ``/schema``, ``/health``, plus ``/stats`` (sessions, outcomes,
 render cache, the resolved configuration).
 
-Run it with ``watercolour serve [--host] [--port]``, or with uvicorn's factory mode::
+Run it with ``watercolour serve [--host] [--port]``, or with uvicorn (``app`` is built on
+first access, from the environment)::
 
-    uvicorn --factory watercolour.env.server.app:create_server_app --port 8000
+    uvicorn watercolour.env.server.app:app --port 8000
 
 The configuration is read and validated (every mistake reported, one line each) and the
 browsers are started *before* the server listens, so ``/health`` answers only when a step can
@@ -49,3 +50,10 @@ def build_app(config: EnvConfig | None = None, *, service: Service | None = None
 def create_server_app() -> FastAPI:
     """uvicorn's ``--factory`` entry: the app configured from the environment."""
     return build_app()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":  # `uvicorn watercolour.env.server.app:app`, OpenEnv's manifest
+        value = globals()["app"] = create_server_app()
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
