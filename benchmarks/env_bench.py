@@ -3,7 +3,8 @@
 
 Both use the same reward configuration and browser count; the replies are the shipped
 example sketches (eight of them, 512x512, 20-40 watercolour fills). Rounds alternate
-in-process and server groups (each round its own seed, so nothing is served from the cache),
+in-process and server groups, each round its own seed (nothing is served from the cache) and
+the other path first,
 then the server scores the last group again to show the render cache. Reports seconds per
 group, the server's overhead ratio (target < 1.10), the renders in flight at once, the cache
 hits, and whether both paths gave the same rewards; writes
@@ -88,8 +89,14 @@ def stats(url: str) -> dict:
 
 
 def summary(evaluations) -> dict:
+    """Outcomes, and the seconds spent per stage summed over the group (the gate's time
+    beyond its render is the image measurement, which the server overlaps with renders)."""
+    stages = {}
+    for stage in ("gate", "render", "hps", "judge"):
+        values = [(e.to_dict().get("latency_s") or {}).get(stage) for e in evaluations]
+        stages[stage] = round(sum(v for v in values if v), 3)
     return {"statuses": [e.status for e in evaluations],
-            "rewards": [e.reward for e in evaluations]}
+            "rewards": [e.reward for e in evaluations], "stage_seconds_summed": stages}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -127,18 +134,23 @@ def main(argv: list[str] | None = None) -> int:
             rewarder = Rewarder(config, renderer=renderer)
             for r in range(args.rounds):
                 seed = 1000 + r
-                t = time.monotonic()
-                local = rewarder.evaluate_group(group, SUBJECT, seed)
-                in_process_s = time.monotonic() - t
                 before = stats(url)
-                t = time.monotonic()
-                served = remote.evaluate_group(group, SUBJECT, seed)
-                server_s = time.monotonic() - t
+                # alternate which path goes first, so a change in the machine's load does
+                # not always fall on the same one
+                for path in (("local", "server") if r % 2 == 0 else ("server", "local")):
+                    t = time.monotonic()
+                    if path == "local":
+                        local = rewarder.evaluate_group(group, SUBJECT, seed)
+                        in_process_s = time.monotonic() - t
+                    else:
+                        served = remote.evaluate_group(group, SUBJECT, seed)
+                        server_s = time.monotonic() - t
                 after = stats(url)
                 diffs = [abs(a.reward - b.reward) for a, b in zip(local, served)
                          if a.reward is not None and b.reward is not None]
                 report["rounds"].append({
-                    "seed": seed, "in_process_s": round(in_process_s, 3),
+                    "seed": seed, "first": "in_process" if r % 2 == 0 else "server",
+                    "in_process_s": round(in_process_s, 3),
                     "server_s": round(server_s, 3),
                     "overhead_ratio": round(server_s / in_process_s, 4),
                     "in_process": summary(local), "server": summary(served),
