@@ -1,7 +1,9 @@
 """The environment server's cost: a group of replies scored (a) in process and (b) through a
 ``watercolour serve`` server on the loopback, side by side in one run.
 
-Both use the same reward configuration and browser count; the replies are the shipped
+(a) is ``Rewarder.evaluate_group`` as a trainer calls it, and (a') the same rewarder with one
+thread per reply, as the server runs its sessions. All use the same reward configuration and
+browser count; the replies are the shipped
 example sketches (eight of them, 512x512, 20-40 watercolour fills). Rounds alternate
 in-process and server groups, each round its own seed (nothing is served from the cache) and
 the other path first,
@@ -16,6 +18,7 @@ hits, and whether both paths gave the same rewards; writes
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import datetime as dt
 import json
 import os
@@ -137,11 +140,19 @@ def main(argv: list[str] | None = None) -> int:
                 before = stats(url)
                 # alternate which path goes first, so a change in the machine's load does
                 # not always fall on the same one
-                for path in (("local", "server") if r % 2 == 0 else ("server", "local")):
+                order = ("local", "threads", "server") if r % 2 == 0 else \
+                    ("server", "threads", "local")
+                for path in order:
                     t = time.monotonic()
                     if path == "local":
                         local = rewarder.evaluate_group(group, SUBJECT, seed)
                         in_process_s = time.monotonic() - t
+                    elif path == "threads":  # one rollout per thread, as the server runs them
+                        with concurrent.futures.ThreadPoolExecutor(len(group)) as pool:
+                            threaded = list(pool.map(
+                                lambda reply, s=seed: rewarder.evaluate(reply, SUBJECT, s),
+                                group))
+                        threads_s = time.monotonic() - t
                     else:
                         served = remote.evaluate_group(group, SUBJECT, seed)
                         server_s = time.monotonic() - t
@@ -152,14 +163,18 @@ def main(argv: list[str] | None = None) -> int:
                     "seed": seed, "first": "in_process" if r % 2 == 0 else "server",
                     "in_process_s": round(in_process_s, 3),
                     "server_s": round(server_s, 3),
+                    "in_process_threads_s": round(threads_s, 3),
                     "overhead_ratio": round(server_s / in_process_s, 4),
+                    "overhead_ratio_vs_threads": round(server_s / threads_s, 4),
                     "in_process": summary(local), "server": summary(served),
+                    "in_process_threads": summary(threaded),
                     "max_reward_difference": max(diffs) if diffs else None,
                     "renders": after["render_cache"]["misses"]
                     - before["render_cache"]["misses"],
                 })
-                print(f"round {r}: in process {in_process_s:.1f} s, server {server_s:.1f} s "
-                      f"(x{server_s / in_process_s:.3f})", flush=True)
+                print(f"round {r}: in process {in_process_s:.1f} s, in process with a thread "
+                      f"per reply {threads_s:.1f} s, server {server_s:.1f} s "
+                      f"(x{server_s / in_process_s:.3f}, x{server_s / threads_s:.3f})", flush=True)
             before = stats(url)
             t = time.monotonic()
             repeat = remote.evaluate_group(group, SUBJECT, 1000 + args.rounds - 1)
@@ -171,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
                                                         for r in report["rounds"]),
             "server_s_per_group": statistics.median(r["server_s"] for r in report["rounds"]),
             "overhead_ratio_median": round(statistics.median(ratios), 4),
+            "overhead_ratio_vs_threads_median": round(statistics.median(
+                r["overhead_ratio_vs_threads"] for r in report["rounds"]), 4),
             "meets_target": statistics.median(ratios) < TARGET_OVERHEAD,
             "repeat_group": {"seconds": round(repeat_s, 3), **summary(repeat),
                              "cache_hits": after["render_cache"]["hits"]

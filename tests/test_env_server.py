@@ -32,7 +32,7 @@ from watercolour.cli import main as cli_main
 from watercolour.env import RemoteRewarder
 from watercolour.pool.dataset import write_pool_folder
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -236,7 +236,13 @@ def test_bad_payloads_get_clear_errors_and_the_server_keeps_serving(servers):
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
     finally:
         stack.close()
-    # invalid UTF-8 bytes over plain HTTP
+    # plain HTTP: a stateless step (an episode with the defaults), then invalid UTF-8 bytes
+    reply = rejected("over HTTP")
+    request = urllib.request.Request(a.url + "/step", data=json.dumps(
+        {"action": {"reply": reply}}).encode(), headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        stepped = json.loads(answer.read())
+    assert stepped["reward"] == 0.0 and stepped["observation"]["reply_sha256"] == sha(reply)
     request = urllib.request.Request(a.url + "/step", data=b'{"action": {"reply": "\xff\xfe"}}',
                                      headers={"Content-Type": "application/json"})
     with pytest.raises(urllib.error.HTTPError) as refused:

@@ -142,6 +142,7 @@ def service(renderer, tmp_path_factory):
     yield Service(config, renderer=renderer)
 
 
+@pytest.mark.browser
 def test_reset_draws_the_groups_references_from_the_seed(service):
     env = WatercolourEnvironment(service)
     first = env.reset(seed=7, subject="a lotus")

@@ -123,8 +123,9 @@ class RemoteRewarder:
         timeout_s: seconds to wait for one step's answer.
         retries: further attempts to start an episode (connect + reset) when one fails.
         connect_timeout_s: seconds to open a connection.
-        sessions_per_url: sessions open at once on one server (at most its
-            ``WATERCOLOUR_ENV_MAX_SESSIONS``).
+        sessions_per_url: sessions open at once on one server; they stay open between groups
+            (the next group reuses them), so several trainers sharing a server need its
+            ``WATERCOLOUR_ENV_MAX_SESSIONS`` at least the sum of theirs.
         revive_after_s: how long a failed server is skipped before it is tried again.
         include_png: ask for the render (``Evaluation.png``).
         headers: extra HTTP headers (``{"Authorization": "Bearer hf_..."}`` for a private
