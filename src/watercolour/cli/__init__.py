@@ -8,7 +8,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from watercolour.cli import analyse, book, gallery, gate, pool, render, score
+from watercolour.cli import analyse, book, client, gallery, gate, pool, render, score, serve
 from watercolour.errors import InputError, SetupError
 
 VERBS = {
@@ -19,6 +19,8 @@ VERBS = {
     "score": score,
     "book": book,
     "analyse": analyse,
+    "serve": serve,
+    "client": client,
 }
 
 

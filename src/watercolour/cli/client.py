@@ -1,0 +1,74 @@
+"""``watercolour client --url URL FILE [--seed N] [--subject S] [--json]``: reset, step once
+with the reply in FILE, print the observation. The quickest check of a deployed server."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_REJECTED = 1
+EXIT_UNAVAILABLE = 3
+
+
+def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
+    p = verbs.add_parser(
+        name,
+        help="score one reply through a running server",
+        description="Connect to a watercolour server, reset an episode (seed, subject), step "
+        "once with the reply in FILE and print the observation. Exit codes: 0 scored, 1 "
+        "rejected by the gate (reward 0), 3 unavailable (the server, browser, judge or scorer "
+        "failed: reward null).",
+    )
+    p.add_argument("file", type=Path, help="a reply (.md, .txt) or a sketch (.js)")
+    p.add_argument("--url", required=True, action="append",
+                   help="the server (http://host:port); repeat to spread over several")
+    p.add_argument("--seed", type=int, default=0, help="the group seed (default 0)")
+    p.add_argument("--subject", default=None, help="what was asked for")
+    p.add_argument("--timeout", type=float, default=300.0,
+                   help="seconds to wait for the step (default 300)")
+    p.add_argument("--json", action="store_true",
+                   help='print {"reward": float or null, "status", "components", ...}')
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from watercolour.env.client import RemoteRewarder
+    from watercolour.errors import read_text
+
+    reply = read_text(args.file, "reply")
+    with RemoteRewarder(args.url, timeout_s=args.timeout, retries=1) as rewarder:
+        evaluation = rewarder.evaluate(reply, subject=args.subject, seed=args.seed)
+    data = evaluation.to_dict()
+    if args.json:
+        print(json.dumps(data, indent=2, default=str))
+    else:
+        print_human(data)
+    if evaluation.status == "unavailable":
+        return EXIT_UNAVAILABLE
+    return EXIT_REJECTED if evaluation.status == "rejected" else 0
+
+
+def _f(value: Any, digits: int = 3) -> str:
+    return "  -  " if value is None else f"{value:.{digits}f}"
+
+
+def print_human(data: dict[str, Any]) -> None:
+    env = data.get("env") or {}
+    reward = data.get("reward")
+    print(f"reward {'null' if reward is None else f'{reward:.4f}'} - {data['status']} "
+          f"(from {env.get('url')})")
+    if data.get("unavailable"):
+        u = data["unavailable"]
+        print(f"  unavailable: the {u['part']} failed: {u['reason']}", file=sys.stderr)
+        return
+    if data["status"] == "rejected":
+        print(f"  gate: {', '.join(data['gate']['violations'])}")
+    for name, part in data["components"].items():
+        weight = part.get("weight")
+        print(f"  {name:<7}{_f(part.get('raw'))} x {_f(weight, 2)} = "
+              f"{_f(part.get('contribution'), 4)}")
+    if env.get("critique"):
+        print(f"  critique: {env['critique']}")

@@ -1,0 +1,64 @@
+"""``watercolour serve [--host H] [--port P]``: the environment as an OpenEnv server."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+from watercolour.errors import InputError
+
+
+def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
+    p = verbs.add_parser(
+        name,
+        help="serve the environment (OpenEnv websocket + HTTP, /health, /stats)",
+        description="Serve the environment over OpenEnv: sessions on /ws (reset with a seed "
+        "and subject, step with a reply), plain HTTP /reset /step /state /schema, /health and "
+        "/stats. Configured by WATERCOLOUR_* variables (the reward mix, WATERCOLOUR_POOL, the "
+        "judge and HPS endpoints, WATERCOLOUR_GATE_MODE, WATERCOLOUR_RENDER_WORKERS and "
+        "_DEADLINE, WATERCOLOUR_ENV_MAX_SESSIONS, _MAX_TURNS, _RENDER_CACHE), validated before "
+        "the server listens.",
+    )
+    p.add_argument("--host", default="127.0.0.1",
+                   help="interface to bind (default 127.0.0.1; 0.0.0.0 in a container)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--log-level", default="info",
+                   choices=["debug", "info", "warning", "error"], help="log level (info)")
+    p.set_defaults(run=run)
+
+
+def skip_web_interface() -> None:
+    """OpenEnv imports Gradio for its optional web UI whenever its server package loads (20 s
+    on a loaded 2-core machine); without ``ENABLE_WEB_INTERFACE`` the UI is off, so this
+    process does not import it (OpenEnv expects it may be missing)."""
+    if os.environ.get("ENABLE_WEB_INTERFACE", "").lower() not in ("1", "true", "yes"):
+        sys.modules.setdefault("gradio", None)  # type: ignore[arg-type]
+
+
+def run(args: argparse.Namespace) -> int:
+    skip_web_interface()
+    import uvicorn
+
+    from watercolour.env.config import EnvConfig, EnvConfigError
+    from watercolour.env.models import MAX_MESSAGE_BYTES
+    from watercolour.env.server.app import build_app
+    from watercolour.rewards import RewardSetupError
+
+    if not 0 < args.port < 65536:
+        raise InputError(f"--port must be between 1 and 65535, got {args.port}")
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
+    try:
+        config = EnvConfig.from_env()
+        app = build_app(config)
+    except (EnvConfigError, RewardSetupError) as err:
+        for line in str(err).splitlines():
+            print(f"watercolour serve: error: {line}", file=sys.stderr)
+        return 2
+    print(f"watercolour serve: http://{args.host}:{args.port} ({config.browsers} browser(s), "
+          f"{config.reward.mix.to_dict().get('name')} mix, up to {config.max_sessions} "
+          "sessions)", file=sys.stderr, flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
+                ws_max_size=MAX_MESSAGE_BYTES)
+    return 0

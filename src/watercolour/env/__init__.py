@@ -1,0 +1,38 @@
+"""The environment as an OpenEnv service: a server that gates, renders and scores replies,
+and clients that reach one or several of them.
+
+>>> from watercolour.env import RemoteRewarder
+>>> with RemoteRewarder(["http://127.0.0.1:8000"]) as rewarder:
+...     rewarder.evaluate_group(replies, subject="a lotus", seed=7)
+
+Modules, in OpenEnv's layout: :mod:`~watercolour.env.models` (action, observation, state),
+:mod:`~watercolour.env.client` (the typed ``EnvClient`` and the multi-server
+:class:`RemoteRewarder`), :mod:`~watercolour.env.server` (the shared service, the per-session
+environment, the app), :mod:`~watercolour.env.config` (``WATERCOLOUR_*`` server settings),
+:mod:`~watercolour.env.cache` (same sketch and seed: rendered once) and
+:mod:`~watercolour.env.critique` (the multi-turn critique). ``openenv.yaml`` and the
+``Dockerfile`` beside them deploy it as a Hugging Face Docker Space.
+"""
+
+from watercolour.env.client import (
+    DEFAULT_STEP_TIMEOUT_S,
+    RemoteRewarder,
+    WatercolourEnv,
+    from_observation,
+    unavailable,
+)
+from watercolour.env.config import EnvConfig, EnvConfigError
+from watercolour.env.models import WatercolourAction, WatercolourObservation, WatercolourState
+
+__all__ = [
+    "DEFAULT_STEP_TIMEOUT_S",
+    "EnvConfig",
+    "EnvConfigError",
+    "RemoteRewarder",
+    "WatercolourAction",
+    "WatercolourEnv",
+    "WatercolourObservation",
+    "WatercolourState",
+    "from_observation",
+    "unavailable",
+]
