@@ -7,7 +7,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from watercolour.cli import book, gallery, gate, pool, render, score
+from watercolour.cli import book, gallery, gate, pool, render, score, train
 
 VERBS = {
     "render": render,
@@ -16,6 +16,7 @@ VERBS = {
     "pool": pool,
     "score": score,
     "book": book,
+    "train": train,
 }
 
 
