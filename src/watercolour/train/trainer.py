@@ -14,7 +14,7 @@ environment or a scorer failed) are dropped from their group by TRL (advantage 0
 
 from __future__ import annotations
 
-import dataclasses
+import copy
 import json
 import platform
 import sys
@@ -203,9 +203,9 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
                 GuardedRewarder(rewarder, config)
         functions = TrainingRewards(source, on_scored=rollouts.append,
                                     default_subject=run.subject)
-        args = dataclasses.replace(training, push_to_hub=False,
-                                   reward_weights=functions.weights())
-        args.bf16_deferred = False
+        args = copy.copy(training)  # not dataclasses.replace: GRPOConfig's derived fields
+        args.push_to_hub = False  # the upload is ours, once, at the end
+        args.reward_weights = functions.weights()
         trainer = WatercolourGRPOTrainer(
             model=model, reward_funcs=functions.functions(), args=args,
             train_dataset=dataset(run), processing_class=tokenizer,
