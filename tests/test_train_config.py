@@ -71,7 +71,7 @@ def test_a_recipe_sets_defaults_and_flags_override_it():
 
 @pytest.mark.parametrize("recipe", ["tiny-cpu", "smoke-4b", "full-35b"])
 def test_every_recipe_parses(recipe):
-    run, t = parse_args(["--config", str(ROOT / f"recipes/{recipe}.yaml")])
+    _run, t = parse_args(["--config", str(ROOT / f"recipes/{recipe}.yaml")])
     assert t.generation_batch_size % t.num_generations == 0
     assert t.max_steps > 0 and t.output_dir
 

@@ -37,11 +37,12 @@ def test_trl_drops_none_rewards_from_the_group(tmp_path):
                                      train_dataset=data)
     trainer.train()
     (step, advantages), = trainer.advantage_log
+    assert step == 0
     scored_mean = (1.0 + 0.25) / 2
     assert advantages[0] == 0.0 and advantages[3] == 0.0
     assert math.isclose(advantages[1], 1.0 - scored_mean, abs_tol=1e-5)
     assert math.isclose(advantages[2], 0.25 - scored_mean, abs_tol=1e-5)
-    logged = [h for h in trainer.state.log_history if "reward" in h][0]
+    logged = next(h for h in trainer.state.log_history if "reward" in h)
     assert math.isclose(logged["reward"], scored_mean, abs_tol=1e-5)
     assert trainer.state.global_step == 1
 

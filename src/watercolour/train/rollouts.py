@@ -108,7 +108,8 @@ class RolloutLog:
     def to_dataset(self, target: str | Path | None = None) -> Any:
         """The rollouts as a ``datasets.Dataset`` (renders embedded as images), saved to
         ``target`` (default ``OUT/rollouts/dataset``)."""
-        from datasets import Dataset, Features, Image, Sequence as Seq, Value
+        from datasets import Dataset, Features, Image, Value
+        from datasets import Sequence as Seq
 
         rows = []
         for r in self.records():
