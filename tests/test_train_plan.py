@@ -103,3 +103,16 @@ def test_dry_run_of_the_published_command_prints_the_lora_plan():
     assert data["generations_per_step"] == 8 and data["prompts_per_step"] == 1
     assert data["reward"]["gate_mode"] in ("library", "allowlist")
     assert data["versions"]["trl"] == "1.16.0"
+
+
+def test_the_published_curves_reproduce_the_write_up():
+    from watercolour.train.curves import load_curve, thirds
+
+    hps_only, hps_led = load_curve("hps-only"), load_curve("hps-led")
+    assert (len(hps_only), len(hps_led)) == (60, 110)
+    assert [round(v, 2) for v in thirds(hps_only, "reward")] == [0.58, 0.71]
+    assert [round(v, 2) for v in thirds(hps_led, "reward")] == [0.57, 0.82]
+    assert [round(v, 2) for v in thirds(hps_led, "paint_fraction_mean")] == [0.13, 0.30]
+    assert all(r["frac_reward_zero_std"] == 0 for r in hps_only + hps_led)
+    with pytest.raises(KeyError, match="no published curve"):
+        load_curve("judge-led")
