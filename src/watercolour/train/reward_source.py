@@ -79,7 +79,7 @@ def make_rewarder(urls: Sequence[str], config: RewardConfig, *, renderer: Any = 
             raise RuntimeError(f"--env-url needs watercolour.env (the environment client): "
                                f"{err}") from err
         return GuardedRewarder(RemoteRewarder(list(urls), timeout_s=timeout_s,
-                                              retries=retries), config)
+                                              retries=retries, include_png=True), config)
     from watercolour.rewards import Rewarder
 
     return GuardedRewarder(Rewarder(config, renderer=renderer, tokenizer=tokenizer), config)
