@@ -84,5 +84,9 @@ def test_two_steps_through_an_environment_server(server, tmp_path, monkeypatch):
     assert any(r["status"] == "ok" and r["reward"] is not None for r in records)
     assert all(r["status"] in ("ok", "rejected") for r in records)
     assert len({r["seed"] for r in records if r["step"] == 0}) == 1
+    for r in records:
+        if r["status"] == "ok":  # the server sent the render back: kept with the rollout
+            assert (out / "rollouts" / r["png"]).read_bytes().startswith(b"\x89PNG")
+            assert r["sketch"] and r["n_shapes"] >= 1
     rows = (out / "metrics.csv").read_text().splitlines()
     assert len(rows) == 3

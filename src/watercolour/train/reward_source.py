@@ -148,6 +148,14 @@ class TrainingRewards(RewardFunctions):
         finally:
             self._call = None
 
+    @staticmethod
+    def _log(done: list[Evaluation], kwargs: dict[str, Any]) -> None:
+        # RewardFunctions' own logging reads each passed rollout's gate verdict, which an
+        # environment server's evaluations do not carry; ours (batch_metrics) reads the
+        # breakdown, so it is kept for in-process evaluations only.
+        if all(e.verdict is not None for e in done if e.status == "ok"):
+            RewardFunctions._log(done, kwargs)
+
     def _scored(self, done: list[Evaluation]) -> None:
         if self._call is None:
             return
