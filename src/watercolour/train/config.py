@@ -11,6 +11,10 @@ defaults, the command line overrides them).
   this project (one log row per step, no bf16 or checkpointing unless asked: the small
   recipes run on a CPU).
 
+On a GPU machine ``--use-vllm`` (and TRL's ``--vllm-mode``, ``--vllm-server-host``,
+``--vllm-gpu-memory-utilization``, ...) passes generation to vLLM unchanged: those are
+GRPOConfig's own fields (vLLM is not installed or testable here).
+
 >>> run, training = parse_args(["--config", "recipes/full-35b.yaml", "--dry-run"])
 """
 
