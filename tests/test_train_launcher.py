@@ -7,8 +7,9 @@ import re
 import shlex
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts/hf_job_train.py"
