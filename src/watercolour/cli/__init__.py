@@ -8,7 +8,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from watercolour.cli import analyse, book, client, gallery, gate, pool, render, score, serve
+from watercolour.cli import analyse, book, client, gallery, gate, pool, render, score, serve, train
 from watercolour.errors import InputError, SetupError
 
 VERBS = {
@@ -21,6 +21,7 @@ VERBS = {
     "analyse": analyse,
     "serve": serve,
     "client": client,
+    "train": train,
 }
 
 

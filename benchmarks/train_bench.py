@@ -1,0 +1,157 @@
+"""Seconds per GRPO step, split into generation, rendering, scoring and the update; and the
+rendering share a 35B step would have with our renderer and N browsers.
+
+(a) A small recipe on this CPU: the builtin tiny Qwen3 (imprinted for a few seconds to write
+    one short sketch, so rollouts render), 8 generations a step, the hps-only mix, rewards in
+    process with a real headless Chromium. Stages from ``metrics.csv``: ``generation_s``,
+    ``render_s`` (the gate stage: static checks + renders), ``scoring_s`` (the rest of the
+    reward), ``update_s`` (``step_time`` minus both).
+(b) The example sketches (20-40 watercolour fills at 512², the size of a large model's
+    sketch) rendered by the same browser, side by side: the render time a 35B rollout would
+    take here.
+(c) The projection: the reproduction's step of 8 rollouts took 15-18 minutes, 70-80% of it
+    rendering at 69-96 s a render (one browser, software WebGL). Its non-rendering time is
+    then step x (1 - share) = 180-324 s. With our renderer a step's rendering is
+    ceil(8 / N) x our render time (N browsers; a render keeps ~2 cores busy, so N browsers
+    need ~2N cores, which an H200 job's CPU has), and its share is
+    rendering / (rendering + non-rendering).
+
+    python benchmarks/train_bench.py [--steps 3] [--generations 8]
+
+Writes ``benchmarks/results/train-bench-<date>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import math
+import os
+import platform
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "results"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+REPRODUCTION = {"step_minutes": (15, 18), "render_share": (0.70, 0.80),
+                "render_s": (69, 96), "rollouts_per_step": 8}
+WORKERS = (1, 2, 4, 8)
+TARGET_SHARE_AT_8 = 0.05
+STAGES = ("generation_s", "render_s", "scoring_s", "update_s")
+
+
+def run_small_recipe(steps: int, generations: int, renderer, work: Path) -> list[dict]:
+    import csv
+
+    import torch
+    from train_support import imprinted_model, small_run
+
+    from watercolour.train.config import parse_args
+    from watercolour.train.trainer import train
+
+    torch.set_num_threads(1)
+    model = imprinted_model(work / "tiny")
+    flags = small_run(model, work / "run", "--steps", str(steps), "--num-generations",
+                      str(generations), "--per-device-batch-size", str(generations),
+                      "--save-steps", str(steps + 1), "--temperature", "0.7")
+    run, training = parse_args(flags)
+    train(run, training, renderer=renderer, log=lambda *a: None)
+    with open(work / "run/metrics.csv", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def render_examples(renderer) -> list[float]:
+    from watercolour.examples import load_examples
+
+    seconds = []
+    for code in load_examples().values():
+        result = renderer.render(code, seed=0)
+        seconds.append(float(result.timings.get("total_s") or 0.0))
+    return seconds
+
+
+def projection(render_s: float) -> dict:
+    lo_step, hi_step = (m * 60 for m in REPRODUCTION["step_minutes"])
+    lo_share, hi_share = REPRODUCTION["render_share"]
+    non_render = (lo_step * (1 - hi_share), hi_step * (1 - lo_share))  # 180 .. 324 s
+    n = REPRODUCTION["rollouts_per_step"]
+    out = {}
+    for workers in WORKERS:
+        rendering = math.ceil(n / workers) * render_s
+        shares = [rendering / (rendering + other) for other in non_render]
+        out[str(workers)] = {"rendering_s": round(rendering, 2),
+                             "share_min": round(min(shares), 4),
+                             "share_max": round(max(shares), 4)}
+    return {"non_rendering_s": [round(x, 1) for x in non_render], "by_workers": out,
+            "meets_target_at_8": out["8"]["share_max"] < TARGET_SHARE_AT_8}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--generations", type=int, default=8)
+    args = parser.parse_args(argv)
+
+    from watercolour.io import write_json_atomic
+    from watercolour.render import Renderer
+
+    load_start = os.getloadavg()
+    work = Path(tempfile.mkdtemp(prefix="train-bench-"))
+    started = time.perf_counter()
+    try:
+        with Renderer(workers=1, deadline_s=30) as renderer:
+            rows = run_small_recipe(args.steps, args.generations, renderer, work)
+            example_s = render_examples(renderer)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    per_step = []
+    for row in rows:
+        entry = {k: float(row[k]) for k in ("step_time", *STAGES) if row.get(k)}
+        entry["step"] = int(row["step"])
+        entry["gate_pass_rate"] = float(row["gate_pass_rate"] or 0)
+        per_step.append(entry)
+    steady = per_step[1:] or per_step  # step 0 includes warm-up
+    mean_stage = {k: round(statistics.mean(s[k] for s in steady), 3) for k in
+                  ("step_time", *STAGES)}
+    shares = {k: round(mean_stage[k] / mean_stage["step_time"], 3) for k in STAGES}
+    render_median = statistics.median(example_s)
+    data = {
+        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
+                    "python": platform.python_version()},
+        "load_average_at_start": list(load_start),
+        "load_average_at_end": list(os.getloadavg()),
+        "recipe": {"model": "builtin:tiny-qwen3 (imprinted)", "steps": args.steps,
+                   "generations": args.generations, "mix": "hps-only",
+                   "max_completion_length": 96, "temperature": 0.7,
+                   "reward": "in process, 1 browser"},
+        "per_step": per_step,
+        "mean_seconds_steady": mean_stage,
+        "share_steady": shares,
+        "example_render_s": {"median": round(render_median, 3),
+                             "p95": round(sorted(example_s)[round(0.95 * (len(example_s) - 1))],
+                                          3), "n": len(example_s)},
+        "reproduction": REPRODUCTION,
+        "projection_35b_step": projection(render_median),
+        "wall_s": round(time.perf_counter() - started, 1),
+    }
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"train-bench-{dt.datetime.now():%Y%m%d-%H%M%S}.json"
+    write_json_atomic(path, data)
+    print(f"step {mean_stage['step_time']:.2f} s (steady): " + ", ".join(
+        f"{k[:-2]} {mean_stage[k]:.2f} s ({shares[k]:.0%})" for k in STAGES))
+    print(f"example render here: median {render_median:.2f} s")
+    for workers, p in data["projection_35b_step"]["by_workers"].items():
+        print(f"35B step, {workers} browser(s): rendering {p['rendering_s']:.1f} s = "
+              f"{p['share_min']:.1%}-{p['share_max']:.1%} of the step")
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,212 @@
+"""The training program's configuration: two dataclasses parsed the way TRL's own scripts are
+(:class:`trl.TrlParser`: every field is a flag with its help, ``--config RECIPE.yaml`` sets
+defaults, the command line overrides them).
+
+- :class:`RunArguments`: ours (the model, LoRA, where the reward comes from, the subject,
+  the dataset size, ``--resume``, ``--dry-run``).
+- :class:`TrainArguments`: TRL's :class:`~trl.GRPOConfig`, every field of it, with the
+  published command's names as aliases where TRL's differ (``--lr`` = ``--learning_rate``,
+  ``--steps`` = ``--max_steps``, ``--lr-scheduler``, ``--per-device-batch-size``,
+  ``--run-tag`` = ``--run_name``, ``--out`` = ``--output_dir``) and a few defaults changed for
+  this project (one log row per step, no bf16 or checkpointing unless asked: the small
+  recipes run on a CPU).
+
+On a GPU machine ``--use-vllm`` (and TRL's ``--vllm-mode``, ``--vllm-server-host``,
+``--vllm-gpu-memory-utilization``, ...) passes generation to vLLM unchanged: those are
+GRPOConfig's own fields (vLLM is not installed or testable here).
+
+>>> run, training = parse_args(["--config", "recipes/full-35b.yaml", "--dry-run"])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from trl import GRPOConfig, TrlParser
+
+from watercolour.errors import InputError
+from watercolour.prompt import DEFAULT_SUBJECT
+
+DENSE_TARGET_MODULES: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj",
+                                         "gate_proj", "up_proj", "down_proj")
+"""The usual LoRA module list, written for dense attention + MLP models."""
+MIXES = ("hps-only", "hps-led", "judge-led")
+
+
+@dataclass
+class RunArguments:
+    """What this project adds to TRL's GRPO configuration."""
+
+    model_name_or_path: str = field(
+        default="builtin:tiny-qwen3",
+        metadata={"aliases": ["--model"], "help": "The policy: a Hub id (Qwen/Qwen3.5-35B-A3B), "
+                  "a local model folder, or builtin:tiny-qwen3 (a tiny random Qwen3 built "
+                  "from a config here, no download)."})
+    lora: bool = field(default=False, metadata={
+        "help": "Train LoRA adapters (PEFT) instead of every weight."})
+    all_linear: bool = field(default=False, metadata={
+        "help": "LoRA target_modules='all-linear' (every nn.Linear but the output head). "
+                "Without it: the dense-model list q/k/v/o/gate/up/down_proj, which on "
+                "Qwen3.5's hybrid layers adapts attention in the full-attention layers only."})
+    lora_r: int = field(default=16, metadata={"help": "LoRA rank."})
+    lora_alpha: int = field(default=32, metadata={"help": "LoRA alpha (scale = alpha / r)."})
+    lora_dropout: float = field(default=0.0, metadata={"help": "LoRA dropout."})
+    env_url: list[str] = field(default_factory=list, metadata={
+        "help": "Environment server URL(s) giving the reward (several: the resilient "
+                "multi-URL client; commas also separate). None: the reward is computed in "
+                "this process (a local browser and the embedded scorers)."})
+    env_timeout_s: float = field(default=900.0, metadata={
+        "help": "Seconds to wait for one group's evaluation from an environment server."})
+    env_retries: int = field(default=2, metadata={
+        "help": "Retries of a failed environment request (then the rollouts' reward is None)."})
+    subject: str = field(default=DEFAULT_SUBJECT, metadata={
+        "help": "What the policy is asked to paint."})
+    references: int = field(default=4, metadata={
+        "help": "Reference paintings the judge compares each rollout with (half love, half "
+                "okay), shared by a group."})
+    mix: str | None = field(default=None, metadata={
+        "help": "The reward mix: hps-only, hps-led or judge-led (default: "
+                "WATERCOLOUR_JUDGE_WEIGHT / WATERCOLOUR_HPS_WEIGHT, else judge-led)."})
+    pool: str | None = field(default=None, metadata={
+        "help": "The reference pool (folder, build folder or Hub id; default WATERCOLOUR_POOL, "
+                "else runs/pool)."})
+    gate_mode: str | None = field(default=None, metadata={
+        "help": "library (any real p5.brush method) or allowlist (only the prompt's 10); "
+                "default WATERCOLOUR_GATE_MODE, else library."})
+    render_workers: int = field(default=1, metadata={
+        "help": "Browsers rendering in parallel (in-process reward only)."})
+    render_deadline_s: float = field(default=30.0, metadata={
+        "help": "Seconds one render may take (in-process reward only)."})
+    prompt: str = field(default="full", metadata={
+        "help": "full: the system prompt (the 10 methods, the skeleton) + the request; short: "
+                "the one-line request alone (for tiny models)."})
+    n_episodes: int = field(default=240, metadata={
+        "help": "Prompts in the training dataset (each gives one group of num_generations)."})
+    resume: bool = field(default=False, metadata={
+        "help": "Resume from the last checkpoint in --out (rollouts and metrics of the steps "
+                "after it are dropped and redone: nothing lost, nothing twice)."})
+    dry_run: bool = field(default=False, metadata={
+        "help": "Print the resolved configuration, the reward set-up and the LoRA plan "
+                "(built on the meta device: no weights), then exit."})
+    json: bool = field(default=False, metadata={"help": "With --dry-run: print JSON."})
+
+    def __post_init__(self) -> None:
+        urls: list[str] = []
+        for item in self.env_url or []:
+            urls += [u.strip() for u in str(item).split(",") if u.strip()]
+        self.env_url = urls
+        if self.mix is not None and self.mix not in MIXES:
+            raise InputError(f"--mix must be one of {', '.join(MIXES)}, got {self.mix!r}")
+        if self.prompt not in ("full", "short"):
+            raise InputError(f"--prompt must be full or short, got {self.prompt!r}")
+        if self.gate_mode is not None and self.gate_mode not in ("library", "allowlist"):
+            raise InputError(f"--gate-mode must be library or allowlist, got {self.gate_mode!r}")
+        for name in ("lora_r", "lora_alpha", "references", "render_workers", "n_episodes"):
+            if getattr(self, name) < 1:
+                raise InputError(f"--{name.replace('_', '-')} must be at least 1, got "
+                                 f"{getattr(self, name)}")
+        if self.env_timeout_s <= 0 or self.render_deadline_s <= 0 or self.env_retries < 0:
+            raise InputError("timeouts must be positive and retries at least 0")
+        if self.all_linear and not self.lora:
+            raise InputError("--all-linear chooses LoRA's target modules: add --lora")
+
+    @property
+    def target_modules(self) -> str | list[str]:
+        """PEFT's ``target_modules`` for this run."""
+        return "all-linear" if self.all_linear else list(DENSE_TARGET_MODULES)
+
+
+def _alias(base: dataclasses.Field, aliases: list[str], default: Any = dataclasses.MISSING,
+           help_suffix: str = "") -> Any:
+    """A field of GRPOConfig again, with aliases (and optionally another default)."""
+    metadata = dict(base.metadata)
+    metadata["aliases"] = aliases
+    if help_suffix:
+        metadata["help"] = f"{metadata.get('help', '')} {help_suffix}".strip()
+    if default is dataclasses.MISSING:
+        default = base.default
+    return field(default=default, metadata=metadata)
+
+
+_F = {f.name: f for f in dataclasses.fields(GRPOConfig)}
+
+
+@dataclass
+class TrainArguments(GRPOConfig):
+    """TRL's GRPOConfig with the published command's aliases and this project's defaults."""
+
+    output_dir: str | None = _alias(_F["output_dir"], ["--out"], "runs/train",
+                                    "Here: metrics.csv, rollouts/, checkpoints, the adapter.")
+    learning_rate: float = _alias(_F["learning_rate"], ["--lr"], 5e-5)
+    lr_scheduler_type: str = _alias(_F["lr_scheduler_type"], ["--lr-scheduler"],
+                                    "constant_with_warmup")
+    max_steps: int = _alias(_F["max_steps"], ["--steps"], 110)
+    per_device_train_batch_size: int = _alias(_F["per_device_train_batch_size"],
+                                              ["--per-device-batch-size"], 8)
+    run_name: str | None = _alias(_F["run_name"], ["--run-tag"])
+    bf16: bool = field(default=False, metadata={
+        "help": "bfloat16 mixed precision (needs a GPU that has it)."})
+    gradient_checkpointing: bool = field(default=False, metadata={
+        "help": "Recompute activations in the backward pass (less memory, ~20% slower)."})
+    logging_steps: float = field(default=1, metadata={
+        "help": "Log (metrics.csv, trackio) every N steps."})
+    save_steps: float = field(default=10, metadata={"help": "Checkpoint every N steps."})
+    scale_rewards: str = _alias(_F["scale_rewards"], [], "none")
+
+    def __post_init__(self) -> None:
+        # transformers refuses bf16 without a bf16 GPU while it builds the config; the
+        # request is kept (a dry run on a laptop shows the GPU recipe as it is) and the
+        # trainer refuses it, with the reason, when it is time to train.
+        self.bf16_deferred = bool(self.bf16) and not bf16_available()
+        if self.bf16_deferred:
+            self.bf16 = False
+        if self.gradient_checkpointing is not None:  # the published flag, TRL's new name
+            self.activation_checkpointing = bool(self.gradient_checkpointing)
+            self.gradient_checkpointing = None
+        super().__post_init__()
+        if self.bf16_deferred:
+            self.bf16 = True
+
+
+def bf16_available() -> bool:
+    """Whether this machine can train in bfloat16 (a CUDA GPU that has it)."""
+    import torch
+
+    return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
+
+
+class _Parser(TrlParser):
+    """TrlParser whose errors are one line (argparse would print the whole usage first)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"watercolour train: error: {message} (see --help)\n")
+        sys.exit(2)
+
+
+def parser() -> TrlParser:
+    return _Parser((RunArguments, TrainArguments), prog="watercolour train")
+
+
+def parse_args(argv: Sequence[str] | None = None) -> tuple[RunArguments, TrainArguments]:
+    """Flags and ``--config RECIPE.yaml`` -> the two configurations. Errors exit with argparse's
+    one-line message (code 2)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if "--config" in args:
+        index = args.index("--config")
+        if index + 1 >= len(args):
+            raise InputError("--config needs a recipe file (recipes/*.yaml)")
+    try:
+        run, training = parser().parse_args_and_config(args)
+    except ValueError as err:  # HfArgumentParser: unused arguments, bad values in a recipe
+        raise InputError(str(err)) from None
+    return run, training
+
+
+def resolved(run: RunArguments, training: TrainArguments) -> dict[str, Any]:
+    """Plain data of both configurations, for the record beside a run's results."""
+    train_dict = training.to_dict()
+    return {"run": dataclasses.asdict(run), "training": train_dict}

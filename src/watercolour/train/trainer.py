@@ -1,0 +1,259 @@
+"""One GRPO program for every scale: :func:`train` runs TRL's ``GRPOTrainer`` (+ PEFT LoRA) on
+the painting prompt with the watercolour reward, and leaves everything behind in ``--out``:
+
+    OUT/run.json                 resolved configuration, reward set-up, LoRA plan, versions
+    OUT/metrics.csv              one row per step (watercolour.train.metrics)
+    OUT/rollouts/                every rollout as scored (JSONL + PNG), then a dataset
+    OUT/checkpoint-N/            TRL checkpoints (--save-steps); --resume takes the last
+    OUT/final/                   the adapter (or model) and tokenizer at the end
+    OUT/upload/                  with --push-to-hub: what is uploaded
+
+All generations of a group share one seed (the same references); ``None`` rewards (the
+environment or a scorer failed) are dropped from their group by TRL (advantage 0).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from trl import GRPOTrainer
+
+from watercolour.errors import InputError
+from watercolour.io import write_json_atomic
+from watercolour.train.config import RunArguments, TrainArguments, resolved
+from watercolour.train.metrics import MetricsCSV
+from watercolour.train.rollouts import RolloutLog
+from watercolour.train.tiny import BUILTIN, build_tiny_qwen3
+
+VERSIONED = ("torch", "transformers", "trl", "peft", "accelerate", "datasets",
+             "huggingface_hub", "trackio", "watercolour")
+
+
+class WatercolourGRPOTrainer(GRPOTrainer):
+    """GRPOTrainer that times generation (``time/generation_s``) and keeps each generation
+    batch's advantages (``advantage_log``: ``(step, [advantage, ...])``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.advantage_log: list[tuple[int, list[float]]] = []
+
+    def _generate(self, prompts: list) -> Any:
+        started = time.perf_counter()
+        out = super()._generate(prompts)
+        self._metrics["train"]["time/generation_s"].append(time.perf_counter() - started)
+        return out
+
+    def _generate_and_score_completions(self, inputs: Any) -> Any:
+        out = super()._generate_and_score_completions(inputs)
+        self.advantage_log.append((int(self.state.global_step),
+                                   [float(a) for a in out["advantages"].reshape(-1)]))
+        return out
+
+
+def versions() -> dict[str, str | None]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found: dict[str, str | None] = {"python": platform.python_version()}
+    for name in VERSIONED:
+        try:
+            found[name] = version(name.replace("_", "-"))
+        except PackageNotFoundError:
+            found[name] = None
+    return found
+
+
+def reward_config(run: RunArguments) -> Any:
+    from watercolour.rewards import Mix, RewardConfig
+
+    return RewardConfig.from_env(mix=Mix.preset(run.mix) if run.mix else None, pool=run.pool,
+                                 references=run.references, gate_mode=run.gate_mode)
+
+
+def reward_summary(run: RunArguments) -> str:
+    config = reward_config(run)
+    weights = ", ".join(f"{k} {v:.2f}" for k, v in config.mix.weights.items())
+    source = ("environment " + ", ".join(run.env_url)) if run.env_url else \
+        f"in process ({run.render_workers} browser{'s' if run.render_workers > 1 else ''})"
+    return (f"reward: {config.mix.name} mix ({weights}); gate mode {config.gate_mode}; "
+            f"{run.references} references a group; source: {source}")
+
+
+def prompt_messages(run: RunArguments) -> list[dict[str, str]]:
+    from watercolour.prompt import messages, user_prompt
+
+    if run.prompt == "short":
+        return [{"role": "user", "content": user_prompt(run.subject)}]
+    return messages(run.subject)
+
+
+def dataset(run: RunArguments) -> Any:
+    from datasets import Dataset
+
+    row = {"prompt": prompt_messages(run), "subject": run.subject}
+    return Dataset.from_list([row] * run.n_episodes)
+
+
+def resolve_model(run: RunArguments, out: Path, seed: int) -> str:
+    """A loadable model path or id (the builtin tiny Qwen3 is built into ``OUT``)."""
+    if run.model_name_or_path == BUILTIN:
+        return str(build_tiny_qwen3(out / "builtin-tiny-qwen3", seed=seed))
+    return run.model_name_or_path
+
+
+def lora_config(run: RunArguments) -> Any:
+    if not run.lora:
+        return None
+    from peft import LoraConfig
+
+    return LoraConfig(r=run.lora_r, lora_alpha=run.lora_alpha, lora_dropout=run.lora_dropout,
+                      target_modules=run.target_modules, task_type="CAUSAL_LM")
+
+
+def plan_for(run: RunArguments, training: TrainArguments) -> dict[str, Any] | None:
+    """The LoRA plan (+ memory estimate) when the architecture is known here."""
+    from watercolour.train.plan import describe
+
+    if not run.lora:
+        return None
+    return describe(run.model_name_or_path, run.target_modules, run.lora_r, run.lora_alpha,
+                    completion_tokens=int(training.max_completion_length or 256),
+                    micro_batch=int(training.per_device_train_batch_size),
+                    generations=int(training.num_generations or 8),
+                    gradient_checkpointing=bool(training.activation_checkpointing))
+
+
+def dry_run(run: RunArguments, training: TrainArguments) -> dict[str, Any]:
+    """What the run would do (no weights loaded, no browser started)."""
+    config = reward_config(run)
+    return {
+        "config": resolved(run, training),
+        "reward": config.resolved(),
+        "reward_summary": reward_summary(run),
+        "prompts_per_step": int(training.generation_batch_size // training.num_generations),
+        "generations_per_step": int(training.generation_batch_size),
+        "lora_plan": plan_for(run, training),
+        "versions": versions(),
+    }
+
+
+def last_checkpoint(out: Path) -> Path | None:
+    from transformers.trainer_utils import get_last_checkpoint
+
+    found = get_last_checkpoint(str(out)) if out.is_dir() else None
+    return Path(found) if found else None
+
+
+def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
+          renderer: Any = None, log: Any = print) -> dict[str, Any]:
+    """Run GRPO as configured; return a summary (out dir, steps, rows, advantages).
+
+    ``rewarder`` (anything with ``evaluate_group``) and ``renderer`` (a started Renderer)
+    replace the ones this function would make (tests share a browser this way)."""
+    from watercolour.render import Renderer
+    from watercolour.train.reward_source import GuardedRewarder, TrainingRewards, make_rewarder
+
+    if training.bf16_deferred:
+        raise InputError("--bf16 needs a GPU with bfloat16; this machine has none (drop "
+                         "--bf16 for a CPU run)")
+    out = Path(training.output_dir or "runs/train")
+    rollouts = RolloutLog(out)
+    metrics = MetricsCSV(out / "metrics.csv")
+    checkpoint = None
+    if run.resume:
+        checkpoint = last_checkpoint(out)
+        if checkpoint is None:
+            raise FileNotFoundError(f"--resume: no checkpoint in {out}")
+        step = int(checkpoint.name.rsplit("-", 1)[-1])
+        dropped = rollouts.truncate(step), metrics.truncate(step)
+        log(f"resuming from {checkpoint.name}: dropped {dropped[0]} rollouts and "
+            f"{dropped[1]} metric rows of the steps after it")
+    elif rollouts.path.exists() or last_checkpoint(out) is not None:
+        raise InputError(f"{out} already holds a run: add --resume, or choose another --out")
+    if training.push_to_hub:
+        from watercolour.train.hub import hub_repo_id
+
+        repo_id = hub_repo_id(str(training.output_dir), training.hub_model_id)
+    log(reward_summary(run))
+    config = reward_config(run)
+    record = {"config": resolved(run, training), "reward": config.resolved(),
+              "lora_plan": plan_for(run, training) if run.lora else None,
+              "versions": versions(), "argv": sys.argv}
+    write_json_atomic(out / "run.json", record)
+
+    model = resolve_model(run, out, training.seed)
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(model)
+    own_renderer = None
+    if rewarder is None and not run.env_url and renderer is None:
+        own_renderer = renderer = Renderer(workers=run.render_workers,
+                                           deadline_s=run.render_deadline_s).start()
+    try:
+        if rewarder is None:
+            source = make_rewarder(run.env_url, config, renderer=renderer,
+                                   tokenizer=tokenizer, timeout_s=run.env_timeout_s,
+                                   retries=run.env_retries)
+        else:
+            source = rewarder if isinstance(rewarder, GuardedRewarder) else \
+                GuardedRewarder(rewarder, config)
+        functions = TrainingRewards(source, on_scored=rollouts.append,
+                                    default_subject=run.subject)
+        args = copy.copy(training)  # not dataclasses.replace: GRPOConfig's derived fields
+        args.push_to_hub = False  # the upload is ours, once, at the end
+        args.reward_weights = functions.weights()
+        trainer = WatercolourGRPOTrainer(
+            model=model, reward_funcs=functions.functions(), args=args,
+            train_dataset=dataset(run), processing_class=tokenizer,
+            peft_config=lora_config(run), callbacks=[metrics])
+        trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
+        trainer.save_model(str(out / "final"))
+        tokenizer.save_pretrained(str(out / "final"))
+        rollouts.to_dataset()
+    finally:
+        if own_renderer is not None:
+            own_renderer.close()
+    summary = {"out": str(out), "global_step": int(trainer.state.global_step),
+               "rollouts": len(rollouts.records()), "metrics_rows": len(metrics.rows()),
+               "advantages": trainer.advantage_log, "source_failures": source.failures}
+    if training.push_to_hub:
+        from watercolour.train.hub import build_upload_folder, push_folder
+
+        folder = build_upload_folder(out, repo_id)
+        summary["pushed"] = push_folder(folder, repo_id, private=training.hub_private_repo)
+    write_json_atomic(out / "summary.json", {k: v for k, v in summary.items()
+                                             if k != "advantages"})
+    return summary
+
+
+def print_dry_run(data: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(data, indent=2, default=str))
+        return
+    run = data["config"]["run"]
+    t = data["config"]["training"]
+    print(f"model {run['model_name_or_path']}; LoRA {run['lora']} "
+          f"({'all-linear' if run['all_linear'] else 'dense list'} r={run['lora_r']})")
+    print(f"{t['max_steps']} steps x {data['prompts_per_step']} prompt(s) x "
+          f"{t['num_generations']} generations; lr {t['learning_rate']} "
+          f"({t['lr_scheduler_type']}, {t['warmup_steps']} warm-up); scale_rewards "
+          f"{t['scale_rewards']}; {t['max_completion_length']} completion tokens; "
+          f"top-p {t['top_p']} top-k {t['top_k']}; out {t['output_dir']}")
+    print(data["reward_summary"])
+    plan = data.get("lora_plan")
+    if plan:
+        m = plan["memory"]
+        print(f"LoRA plan (meta device): {plan['layers_adapted']}/{plan['layers_total']} "
+              f"layers adapted {plan['layers_adapted_by_type']}, "
+              f"{plan['trainable_params']:,} trainable of {plan['total_params']:,}; "
+              f"routed experts frozen: {plan['experts_frozen']}")
+        print(f"memory estimate: {m['total_gib']} GiB of {m['gpu_gib']} (weights "
+              f"{m['weights_gib']}, LoRA+AdamW {m['lora_and_optimizer_gib']}, activations "
+              f"{m['activations_gib']}, logits {m['logits_gib']}, KV {m['kv_cache_gib']})")
+    elif run["lora"]:
+        print("LoRA plan: the architecture is not known here (no shipped config)")

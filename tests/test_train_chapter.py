@@ -1,0 +1,45 @@
+"""The chapter "The full 35B run on an H200" runs (replaying the published curves) and
+writes its results."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from watercolour import notebooks
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTER = ROOT / "notebooks" / "07_full_run.md"
+
+
+def test_the_chapter_declares_its_parameters():
+    assert set(notebooks.notebook_parameters(CHAPTER)) == {"recipe", "mixes", "window",
+                                                           "out_dir"}
+
+
+def test_the_chapter_is_in_the_table_of_contents():
+    assert "notebooks/07_full_run" in (ROOT / "_toc.yml").read_text()
+
+
+@pytest.mark.slow
+def test_the_chapter_shows_the_plan_and_replays_the_curves(tmp_path):
+    results = tmp_path / "full_run"
+    executed = notebooks.run_notebook(CHAPTER, tmp_path / "executed",
+                                      {"out_dir": str(results)}, timeout=600)
+    data = json.loads((results / "full_run.json").read_text())
+    assert data["lora_plan"] == {"layers_adapted": 40, "layers_total": 40,
+                                 "trainable_params": 22_477_440, "experts_frozen": True}
+    assert data["dense_plan"]["layers_adapted"] == 10
+    assert data["reproduction_hours"] == [27.5, 33.0]
+    assert data["launch"][:4] == ["hf", "jobs", "uv", "run"]
+    assert data["launch"][5:11] == ["--flavor", "h200", "--timeout", "48h", "--secrets",
+                                    "HF_TOKEN"]
+    assert data["curves"]["hps-led"]["reward_thirds"][1] > data["curves"]["hps-led"][
+        "reward_thirds"][0]
+    assert data["curves"]["hps-only"]["collapsed_steps"] == 0
+    nb = json.loads(executed.read_text())
+    images = [o for c in nb["cells"] for o in c.get("outputs", [])
+              if "image/png" in o.get("data", {})]
+    assert len(images) == 1

@@ -1,0 +1,124 @@
+"""The training program's flags: every flag of the published command (aliases where TRL's
+names differ), recipes, one-line errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from watercolour.train.config import parse_args, parser
+
+ROOT = Path(__file__).resolve().parents[1]
+PUBLISHED = ("--env-url http://127.0.0.1:8000 --model Qwen/Qwen3.5-35B-A3B --lora --all-linear "
+             "--bf16 --gradient-checkpointing --subject 'a peach hibiscus' --references 4 "
+             "--top-p 0.95 --top-k 20 --lr 5e-5 --lr-scheduler constant_with_warmup "
+             "--warmup-steps 5 --scale-rewards none --steps 110 --n-episodes 240 "
+             "--num-generations 8 --per-device-batch-size 1 --gradient-accumulation-steps 8 "
+             "--max-completion-length 8192 --run-tag my-run --out user/watercolour-grpo "
+             "--push-to-hub")
+
+
+def published_argv() -> list[str]:
+    import shlex
+
+    return shlex.split(PUBLISHED)
+
+
+def test_the_published_command_parses_with_its_own_names():
+    run, t = parse_args(published_argv())
+    assert run.model_name_or_path == "Qwen/Qwen3.5-35B-A3B"
+    assert run.lora and run.all_linear and run.target_modules == "all-linear"
+    assert run.env_url == ["http://127.0.0.1:8000"]
+    assert run.subject == "a peach hibiscus" and run.references == 4 and run.n_episodes == 240
+    assert t.bf16 is True  # kept even without a GPU (the trainer refuses it then)
+    assert t.activation_checkpointing is True
+    assert (t.top_p, t.top_k, t.learning_rate, t.warmup_steps) == (0.95, 20, 5e-5, 5)
+    assert str(t.lr_scheduler_type.value if hasattr(t.lr_scheduler_type, "value")
+               else t.lr_scheduler_type) == "constant_with_warmup"
+    assert t.scale_rewards == "none" and t.max_steps == 110
+    assert (t.num_generations, t.per_device_train_batch_size,
+            t.gradient_accumulation_steps) == (8, 1, 8)
+    assert t.generation_batch_size == 8  # one prompt a step, a group of 8
+    assert t.max_completion_length == 8192
+    assert t.run_name == "my-run" and t.output_dir == "user/watercolour-grpo"
+    assert t.push_to_hub is True
+
+
+def test_every_published_flag_is_an_option_with_help():
+    options = {}
+    for action in parser()._actions:
+        for s in action.option_strings:
+            options[s] = action
+    for flag in [a for a in published_argv() if a.startswith("--")]:
+        assert flag in options, flag
+        assert (options[flag].help or "").strip(), f"{flag} has no help"
+    for flag in ("--config", "--resume", "--dry-run", "--json", "--use-vllm", "--report-to",
+                 "--mix", "--pool", "--gate-mode"):
+        assert flag in options or flag == "--config", flag
+
+
+def test_a_recipe_sets_defaults_and_flags_override_it():
+    run, t = parse_args(["--config", str(ROOT / "recipes/full-35b.yaml"), "--steps", "3",
+                         "--env-url", "http://a:1,http://b:2", "--env-url", "http://c:3"])
+    assert t.max_steps == 3 and t.max_completion_length == 8192
+    assert t.chat_template_kwargs == {"enable_thinking": False}
+    assert run.all_linear and run.model_name_or_path == "Qwen/Qwen3.5-35B-A3B"
+    assert run.env_url == ["http://c:3"]  # the last --env-url wins, commas separate
+    run, _ = parse_args(["--env-url", "http://a:1,http://b:2"])
+    assert run.env_url == ["http://a:1", "http://b:2"]
+
+
+@pytest.mark.parametrize("recipe", ["tiny-cpu", "smoke-4b", "full-35b"])
+def test_every_recipe_parses(recipe):
+    _run, t = parse_args(["--config", str(ROOT / f"recipes/{recipe}.yaml")])
+    assert t.generation_batch_size % t.num_generations == 0
+    assert t.max_steps > 0 and t.output_dir
+
+
+def test_tiny_recipe_is_marked_a_placeholder():
+    text = (ROOT / "recipes/tiny-cpu.yaml").read_text()
+    assert "filled in by the tiny-painter issue" in text
+    run, _ = parse_args(["--config", str(ROOT / "recipes/tiny-cpu.yaml")])
+    assert run.model_name_or_path == "builtin:tiny-qwen3"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--mix", "everything"], "--mix must be one of"),
+    (["--all-linear"], "add --lora"),
+    (["--prompt", "long"], "--prompt must be full or short"),
+    (["--references", "0"], "--references must be at least 1"),
+])
+def test_bad_values_are_refused_with_the_reason(argv, message):
+    with pytest.raises(ValueError, match=message):
+        parse_args(argv)
+
+
+def _cli(capsys, *args: str) -> tuple[int, str, str]:
+    """``watercolour train ARGS`` in this process (the subprocess path is the dry-run test's)."""
+    from watercolour.cli import main
+
+    try:
+        code = main(["train", *args])
+    except SystemExit as stop:
+        code = int(stop.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_cli_errors_are_one_line(capsys):
+    code, _, err = _cli(capsys, "--no-such-flag", "3")
+    assert code == 2
+    assert err.strip().count("\n") == 0, err
+    assert "--no-such-flag" in err
+    code, _, err = _cli(capsys, "--mix", "everything", "--dry-run")
+    assert code == 2
+    assert err.strip().count("\n") == 0 and "--mix must be one of" in err, err
+
+
+def test_help_lists_our_flags_and_trls(capsys):
+    code, out, _ = _cli(capsys, "--help")
+    assert code == 0
+    for flag in ("--n-episodes", "--env-url", "--lr", "--steps", "--run-tag", "--out",
+                 "--num_generations", "--scale_rewards", "--dry-run"):
+        assert flag in out, flag

@@ -1,0 +1,105 @@
+"""Big models without their weights: the shipped architectures built on the meta device, the
+LoRA plan, the memory estimate, and the dry run of the published command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from watercolour.train.architectures import SHIPPED, architecture_config, build_on_meta
+from watercolour.train.config import DENSE_TARGET_MODULES
+from watercolour.train.plan import lora_plan, memory_estimate
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def moe_config():
+    return architecture_config("Qwen/Qwen3.5-35B-A3B")
+
+
+def test_shipped_configs_are_config_files_only():
+    for name in SHIPPED.values():
+        folder = ROOT / "src/watercolour/train/architectures" / name
+        assert sorted(p.name for p in folder.iterdir()) == ["config.json"]
+
+
+def test_35b_a3b_all_linear_adapts_all_40_layers_and_keeps_experts_frozen(moe_config):
+    model = build_on_meta(moe_config)
+    assert next(model.parameters()).device.type == "meta"
+    assert round(sum(p.numel() for p in model.parameters()) / 1e9, 2) == 34.66
+    plan = lora_plan(model, "all-linear", r=16, alpha=32)
+    assert (plan["layers_adapted"], plan["layers_total"]) == (40, 40)
+    assert plan["layers_adapted_by_type"] == {"full_attention": 10, "linear_attention": 30}
+    assert plan["experts_frozen"] is True and plan["experts_params"] > 30e9
+    assert plan["trainable_params"] == 22_477_440
+    assert {"in_proj_qkv", "in_proj_z", "in_proj_a", "in_proj_b", "out_proj", "q_proj",
+            "o_proj"} <= set(plan["adapted_modules"])
+
+
+def test_35b_a3b_dense_module_list_adapts_only_the_10_full_attention_layers(moe_config):
+    plan = lora_plan(build_on_meta(moe_config), list(DENSE_TARGET_MODULES))
+    assert (plan["layers_adapted"], plan["layers_total"]) == (10, 40)
+    assert plan["layers_adapted_by_type"] == {"full_attention": 10}
+    assert plan["trainable_params"] == 8_355_840
+    assert plan["experts_frozen"] is True
+    # the MLP names match only the shared expert: adapters in every layer, attention in 10
+    assert plan["layers_with_any_adapter"] == 40
+
+
+def test_4b_is_the_published_architecture():
+    config = architecture_config("Qwen/Qwen3.5-4B")
+    model = build_on_meta(config)
+    assert round(sum(p.numel() for p in model.parameters()) / 1e9, 2) == 4.21
+    plan = lora_plan(model, "all-linear")
+    assert (plan["layers_adapted"], plan["layers_total"]) == (32, 32)
+    assert plan["layers_total_by_type"] == {"full_attention": 8, "linear_attention": 24}
+    dense = lora_plan(build_on_meta(config), list(DENSE_TARGET_MODULES))
+    assert dense["layers_adapted"] == 8
+
+
+def test_unknown_models_have_no_plan_and_local_folders_do(tmp_path):
+    assert architecture_config("someone/unknown-model") is None
+    config = architecture_config("builtin:tiny-qwen3")
+    config.save_pretrained(tmp_path)
+    assert architecture_config(str(tmp_path)).num_hidden_layers == config.num_hidden_layers
+
+
+def test_memory_estimate_fits_one_h200_and_adds_up(moe_config):
+    plan = lora_plan(build_on_meta(moe_config), "all-linear")
+    m = memory_estimate(moe_config, plan["trainable_params"], total_params=plan["total_params"],
+                        completion_tokens=8192)
+    assert m.fits and 64 < m.weights_gib < 65  # 34.66B parameters in bf16
+    parts = (m.weights_gib + m.lora_and_optimizer_gib + m.activations_gib + m.logits_gib
+             + m.kv_cache_gib)
+    assert abs(parts - m.total_gib) < 0.05
+    plain = memory_estimate(moe_config, plan["trainable_params"],
+                            total_params=plan["total_params"], completion_tokens=8192,
+                            gradient_checkpointing=False)
+    assert plain.activations_gib > 5 * m.activations_gib
+
+
+def test_dry_run_of_the_published_command_prints_the_lora_plan():
+    out = subprocess.run(
+        [sys.executable, "-m", "watercolour", "train", "--config", "recipes/full-35b.yaml",
+         "--dry-run", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300,
+        env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin", "HOME": "/tmp",
+             "HF_HUB_OFFLINE": "1"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    data = json.loads(out.stdout)
+    plan = data["lora_plan"]
+    assert {k: plan[k] for k in ("layers_adapted", "layers_total", "trainable_params",
+                                 "experts_frozen")} == {
+        "layers_adapted": 40, "layers_total": 40, "trainable_params": 22_477_440,
+        "experts_frozen": True}
+    assert plan["memory"]["fits"] is True
+    training = data["config"]["training"]
+    assert training["max_steps"] == 110 and training["scale_rewards"] == "none"
+    assert training["bf16"] is True and training["max_completion_length"] == 8192
+    assert data["generations_per_step"] == 8 and data["prompts_per_step"] == 1
+    assert data["reward"]["gate_mode"] in ("library", "allowlist")
+    assert data["versions"]["trl"] == "1.16.0"

@@ -1,0 +1,31 @@
+"""Shared by the training tests: a tiny Qwen3 imprinted with one short sketch (built here,
+no download), and the arguments of a small run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from watercolour.prompt import user_prompt
+
+REPLY = ("```javascript\nfunction setup() {\n  createCanvas(256, 256, WEBGL);\n"
+         "  background('#f6f0e4');\n  brush.fill('#ee9a72', 170);\n"
+         "  brush.circle(0, 0, 60);\n}\n```")
+"""A short reply the gate admits (one filled circle)."""
+SHORT_PROMPT = [{"role": "user", "content": user_prompt()}]
+
+
+def imprinted_model(folder: Path) -> Path:
+    """The builtin tiny Qwen3, trained for a few seconds to answer with :data:`REPLY`."""
+    from watercolour.train.tiny import build_tiny_qwen3
+
+    return build_tiny_qwen3(folder, seed=0, imprint_reply=REPLY, imprint_steps=150,
+                            prompt=SHORT_PROMPT)
+
+
+def small_run(model: Path, out: Path, *extra: str) -> list[str]:
+    """Flags of a 2-step run: one group of 4 a step, short completions, hps-only."""
+    return ["--model", str(model), "--prompt", "short", "--mix", "hps-only", "--steps", "2",
+            "--num-generations", "4", "--per-device-batch-size", "4",
+            "--gradient-accumulation-steps", "1", "--max-completion-length", "96",
+            "--temperature", "1.3", "--out", str(out), "--save-steps", "1", "--lr", "1e-4",
+            "--n-episodes", "4", "--seed", "0", *extra]
