@@ -26,9 +26,11 @@ from watercolour.env import (
     from_observation,
 )
 from watercolour.env.cache import RenderCache
+from watercolour.env.config import default_browsers
 from watercolour.env.critique import critique
 from watercolour.env.server.environment import Service, WatercolourEnvironment
 from watercolour.pool.dataset import write_pool_folder
+from watercolour.render import RenderConfig
 from watercolour.rewards import Mix, RewardConfig
 
 REPLY = f"A hibiscus.\n\n```javascript\n{SMALL_SKETCH}\n```\n"
@@ -51,7 +53,20 @@ def test_every_configuration_mistake_is_one_line():
     config = EnvConfig.from_env({"WATERCOLOUR_ENV_MAX_SESSIONS": "16",
                                  "WATERCOLOUR_ENV_RENDER_CACHE": "0"})
     assert (config.max_sessions, config.render_cache) == (16, 0)
-    assert config.browsers >= 1 and config.resolved()["reward"]["mix"]["name"] == "judge-led"
+    assert config.render.workers >= 1 and config.resolved()["reward"]["mix"]["name"] == \
+        "judge-led"
+
+
+def test_the_render_settings_are_render_configs_with_the_servers_browser_default():
+    assert EnvConfig.from_env({}).render.workers == default_browsers() == EnvConfig().render.workers
+    config = EnvConfig.from_env({"WATERCOLOUR_RENDER_WORKERS": "3", "WATERCOLOUR_GL": "gpu",
+                                 "WATERCOLOUR_RENDER_DEADLINE": "12"})
+    assert config.render == RenderConfig(workers=3, gl="gpu", deadline_s=12.0)
+    assert config.resolved()["render"]["workers"] == 3
+    with pytest.raises(EnvConfigError, match=r"^WATERCOLOUR_GL must be one of"):
+        EnvConfig.from_env({"WATERCOLOUR_GL": "opengl"})  # one mistake: still ours
+    with pytest.raises(EnvConfigError, match="render_cache must be at least 0"):
+        EnvConfig(render_cache=-1)
 
 
 def test_serve_refuses_a_bad_configuration_before_listening(monkeypatch, capsys):
@@ -138,7 +153,7 @@ def service(renderer, tmp_path_factory):
         row["png"] = painting(row["seed"], row["tier"])
     pool = write_pool_folder(pool_rows, tmp_path_factory.mktemp("env-pool") / "pool")
     config = EnvConfig(reward=RewardConfig(mix=Mix.preset("judge-led"), pool=str(pool)),
-                       browsers=1, max_turns=3)
+                       render=RenderConfig(workers=1), max_turns=3)
     yield Service(config, renderer=renderer)
 
 

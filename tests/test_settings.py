@@ -53,6 +53,41 @@ def test_bad_text_is_one_error_naming_the_variable(env, message):
         settings.from_env(Example, env)
 
 
+class ExampleError(SettingError):
+    """An error class of the configuration's own."""
+
+
+@dataclass
+class Outer:
+    inner: Example = setting(default_factory=Example,
+                             reader=lambda env: settings.from_env(Example, env))
+    kept: int = setting(0, env="OUT_KEPT", minimum=0, help="0: none")
+
+
+def test_every_mistake_is_reported_at_once_one_line_each():
+    env = {"EX_COUNT": "three", "EX_LOUD": "maybe", "EX_RATIO": "0.2", "OUT_KEPT": "-1"}
+    with pytest.raises(ExampleError) as err:
+        settings.env_values(Outer, env, error=ExampleError)
+    lines = str(err.value).splitlines()
+    assert lines == ["EX_COUNT must be an integer, got 'three'",
+                     "EX_LOUD must be true or false, got 'maybe'",
+                     "OUT_KEPT must be at least 0, got '-1'"]
+    with pytest.raises(SettingError, match=r"^EX_COUNT must be an integer, got 'three'$"):
+        settings.from_env(Outer, {"EX_COUNT": "three"})  # one mistake: raised as it is
+    got = settings.from_env(Outer, {"EX_RATIO": "0.2", "OUT_KEPT": "0"})
+    assert (got.inner.ratio, got.kept) == (0.2, 0)
+
+
+def test_check_applies_the_declared_rules_to_an_instance():
+    settings.check(Outer(kept=0))
+    with pytest.raises(SettingError) as err:
+        settings.check(Example(count=0, colour="green"))
+    assert str(err.value).splitlines() == ["count must be positive, got 0",
+                                           "colour must be one of red, blue, got 'green'"]
+    with pytest.raises(SettingError, match="kept must be at least 0, got -2"):
+        settings.check(Outer(kept=-2))
+
+
 def test_flags_come_from_the_fields():
     parser = argparse.ArgumentParser()
     settings.add_arguments(parser, Example, names={"count": "-n"}, exclude=("fixed",))

@@ -15,9 +15,14 @@ and one generic reader turns text into field values, for every configuration ali
 
 - :func:`from_env` ``(cls, environ=None, **overrides)``: the defaults, then each field's
   environment variable (unset or blank: the default), then the explicit overrides that are not
-  None. A bad value raises :class:`SettingError` (a ``ValueError``) naming the variable.
+  None. Bad values raise one :class:`SettingError` (a ``ValueError``) listing every mistake,
+  one line each, naming the variable.
 - :func:`env_values` ``(cls, environ=None, error=SettingError)``: only the fields whose
-  variable is set, as ``{field: value}`` (for configurations with a rule across fields).
+  variable is set, as ``{field: value}`` (for configurations with a rule across fields). Every
+  field is read before it raises: one mistake raises as it is, several raise one ``error``
+  with a line each (a nested configuration's reader contributes all of its lines).
+- :func:`check` ``(obj)``: the fields' ``positive`` / ``minimum`` / ``choices`` rules applied to
+  an instance built in code (a ``__post_init__`` calls it), so each rule is declared once.
 - :func:`add_arguments` ``(parser, cls, names=..., exclude=..., required=...)``: one argparse
   flag per field (``--field-name``, or the name given in ``names``), typed from the annotation,
   the help and the default taken from the field; unset flags stay None.
@@ -30,8 +35,9 @@ Types understood: ``int``, ``float`` (finite), ``str``, ``bool`` (1/0, true/fals
 on/off), ``Literal[...]`` (its values are the choices), ``X | None`` of those, and ``list[str]``
 (a repeated flag; comma-separated in a variable). Anything else (a nested configuration, a
 value built from several variables) declares ``reader=``: a function of the whole environment
-that returns the value, or None for the default. ``positive=True`` rejects zero and negative
-numbers; ``choices=`` restricts the values.
+that returns the value, or None for the default (a nested configuration: its ``from_env``).
+``positive=True`` rejects zero and negative numbers, ``minimum=`` numbers below it;
+``choices=`` restricts the values.
 
 The fields stay plain dataclass fields whose ``metadata`` holds only ``{"help": ...}`` (the
 variable, checks and reader are kept beside them), so a configuration declared with
@@ -64,7 +70,8 @@ class SettingError(InputError):
 
 def setting(default: Any = dataclasses.MISSING, *, env: str | None = None, help: str = "",
             default_factory: Callable[[], Any] | Any = dataclasses.MISSING,
-            positive: bool = False, choices: Sequence[Any] | None = None,
+            positive: bool = False, minimum: float | None = None,
+            choices: Sequence[Any] | None = None,
             reader: Callable[[Mapping[str, str]], Any] | None = None) -> Any:
     """A dataclass field that carries its environment variable, help, and checks.
 
@@ -73,13 +80,15 @@ def setting(default: Any = dataclasses.MISSING, *, env: str | None = None, help:
         env: the environment variable that sets it (None: not read from the environment).
         help: one line for ``--help``, the docs and ``describe``.
         positive: numbers must be above zero.
+        minimum: numbers must be at least this.
         choices: the allowed values (a ``Literal`` annotation gives them too).
         reader: for values no single string describes: ``reader(environ)`` returns the value,
             or None to keep the default.
     """
     f = dataclasses.field(default=default, default_factory=default_factory,
                           metadata={"help": help} if help else None)
-    _EXTRAS[id(f)] = (f, {"env": env, "positive": positive, "reader": reader,
+    _EXTRAS[id(f)] = (f, {"env": env, "positive": positive, "minimum": minimum,
+                          "reader": reader,
                           "choices": tuple(choices) if choices is not None else None})
     return f
 
@@ -106,19 +115,24 @@ def from_env(cls: type[T], environ: Mapping[str, str] | None = None, **overrides
 
 def env_values(cls: type, environ: Mapping[str, str] | None = None,
                error: type[ValueError] = SettingError) -> dict[str, Any]:
-    """The fields of ``cls`` set by the environment, parsed; ``error`` is raised on bad text."""
+    """The fields of ``cls`` set by the environment, parsed. Every field is read first; then
+    one mistake raises as it is (a reader's own ``InputError`` keeps its class, bad text is an
+    ``error``), several raise one ``error`` with one line per mistake."""
     env = os.environ if environ is None else environ
     hints = _hints(cls)
     values: dict[str, Any] = {}
+    mistakes: list[ValueError] = []
     for f in dataclasses.fields(cls):
         meta = _meta(f)
         if meta.get("reader") is not None:
             try:
                 value = meta["reader"](env)
-            except InputError:
-                raise
+            except InputError as err:
+                mistakes.append(err)
+                continue
             except ValueError as err:  # a reader's bad text is a setting error too
-                raise error(str(err)) from None
+                mistakes.append(error(str(err)))
+                continue
             if value is not None:
                 values[f.name] = value
             continue
@@ -128,7 +142,11 @@ def env_values(cls: type, environ: Mapping[str, str] | None = None,
             try:
                 values[f.name] = parse(hints[f.name], raw, name, f)
             except SettingError as err:
-                raise error(str(err)) from None
+                mistakes.append(error(str(err)))
+    if len(mistakes) == 1:
+        raise mistakes[0] from None
+    if mistakes:
+        raise error("\n".join(str(m) for m in mistakes)) from None
     return values
 
 
@@ -159,11 +177,37 @@ def parse(annotation: Any, raw: str, name: str, f: dataclasses.Field | None = No
             raise SettingError(f"{name} must be a finite number, got {raw!r}")
     else:
         value = raw
-    if meta.get("positive") and value <= 0:
+    _check(value, raw, name, meta, choices)
+    return value
+
+
+def check(obj: Any) -> None:
+    """Raise :class:`SettingError` (one line per mistake) where a field of the dataclass
+    instance ``obj`` breaks its declared ``positive`` / ``minimum`` / ``choices`` rule."""
+    mistakes = []
+    hints = _hints(type(obj))
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        if isinstance(value, int | float | str) and not isinstance(value, bool):
+            try:
+                _check(value, value, f.name, _meta(f), _kind(hints[f.name])[1])
+            except SettingError as err:
+                mistakes.append(str(err))
+    if mistakes:
+        raise SettingError("\n".join(mistakes))
+
+
+def _check(value: Any, raw: Any, name: str, meta: Mapping[str, Any],
+           choices: Sequence[Any] | None) -> None:
+    numeric = isinstance(value, int | float) and not isinstance(value, bool)
+    if numeric and meta.get("positive") and value <= 0:
         raise SettingError(f"{name} must be positive, got {raw!r}")
+    least = meta.get("minimum")
+    if numeric and least is not None and value < least:
+        raise SettingError(f"{name} must be at least {least:g}, got {raw!r}")
+    choices = meta.get("choices") or choices
     if choices and value not in choices:
         raise SettingError(f"{name} must be one of {', '.join(map(str, choices))}, got {raw!r}")
-    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup, cls: type,

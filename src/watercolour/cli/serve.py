@@ -56,9 +56,9 @@ def run(args: argparse.Namespace) -> int:
         for line in str(err).splitlines():
             print(f"watercolour serve: error: {line}", file=sys.stderr)
         return 2
-    print(f"watercolour serve: http://{args.host}:{args.port} ({config.browsers} browser(s), "
-          f"{config.reward.mix.to_dict().get('name')} mix, up to {config.max_sessions} "
-          "sessions)", file=sys.stderr, flush=True)
+    print(f"watercolour serve: http://{args.host}:{args.port} ({config.render.workers} "
+          f"browser(s), {config.reward.mix.to_dict().get('name')} mix, up to "
+          f"{config.max_sessions} sessions)", file=sys.stderr, flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
                 ws_max_size=MAX_MESSAGE_BYTES)
     return 0

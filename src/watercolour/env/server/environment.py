@@ -58,8 +58,7 @@ class Service:
         if renderer is None:
             from watercolour.render import Renderer
 
-            renderer = self._owned = Renderer(workers=self.config.browsers,
-                                              deadline_s=self.config.render_deadline_s).start()
+            renderer = self._owned = Renderer(self.config.render).start()
         try:
             self.cache = RenderCache(renderer, self.config.render_cache)
             self.rewarder = Rewarder(self.config.reward, renderer=self.cache)
