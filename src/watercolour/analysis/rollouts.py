@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from watercolour.errors import InputError
+from watercolour.pool import jsonl
 
 COLUMNS = ("step", "group", "index", "seed", "prompt", "completion", "sketch", "png", "reward",
            "components", "status", "violations", "paint_fraction", "n_shapes", "references")
@@ -80,23 +80,15 @@ def _read_any(source: Path, pictures: bool) -> pd.DataFrame:
 
 
 def _read_jsonl(source: Path, pictures: bool) -> pd.DataFrame:
+    """A crash-safe rollout log (:mod:`watercolour.pool.jsonl`): a torn last line is dropped."""
     rows = []
-    with source.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as err:
-                if number > 1 and not line.endswith("\n"):
-                    break  # a torn last line from a crash: keep what came before it
-                raise InputError(f"{source}:{number}: not JSON: {err}") from err
-            if not isinstance(row, dict):
-                raise InputError(f"{source}:{number}: a rollout must be a JSON object")
-            if not pictures:
-                for name in HEAVY:
-                    row.pop(name, None)
-            rows.append(row)
+    for number, row in enumerate(jsonl.iter_records(source), 1):
+        if not isinstance(row, dict):
+            raise InputError(f"{source}: record {number}: a rollout must be a JSON object")
+        if not pictures:
+            for name in HEAVY:
+                row.pop(name, None)
+        rows.append(row)
     return pd.DataFrame(rows)
 
 

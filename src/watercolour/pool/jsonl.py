@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from watercolour.errors import InputError
+
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
 
@@ -39,7 +41,7 @@ def iter_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
         try:
             yield json.loads(raw)
         except json.JSONDecodeError as err:
-            raise ValueError(f"{target}: line {number} is not JSON ({err}); the log is "
+            raise InputError(f"{target}: line {number} is not JSON ({err}); the log is "
                              "damaged beyond a torn last line") from err
 
 
