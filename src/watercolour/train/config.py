@@ -21,9 +21,12 @@ GRPOConfig's own fields (vLLM is not installed or testable here).
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from trl import GRPOConfig, TrlParser
@@ -191,6 +194,25 @@ def parser() -> TrlParser:
     return _Parser((RunArguments, TrainArguments), prog="watercolour train")
 
 
+RECIPES = resources.files("watercolour.train") / "recipes"
+"""The shipped recipes (``recipes/`` at the repository's top is a link to this folder)."""
+
+
+def find_recipe(name: str | os.PathLike[str]) -> Path:
+    """A recipe file: ``name`` itself when it is a file, else the shipped recipe of that name
+    (``full-35b``, ``full-35b.yaml`` or ``recipes/full-35b.yaml``), so a chapter or a job finds
+    the recipes without a checkout."""
+    path = Path(name)
+    if path.is_file():
+        return path
+    shipped = RECIPES / (path.name if path.suffix == ".yaml" else f"{path.name}.yaml")
+    if shipped.is_file():
+        return Path(str(shipped))
+    known = sorted(p.name.removesuffix(".yaml") for p in RECIPES.iterdir()
+                   if p.name.endswith(".yaml"))
+    raise InputError(f"no recipe {str(name)!r}: give a YAML file or one of {', '.join(known)}")
+
+
 def parse_args(argv: Sequence[str] | None = None) -> tuple[RunArguments, TrainArguments]:
     """Flags and ``--config RECIPE.yaml`` -> the two configurations. Errors exit with argparse's
     one-line message (code 2)."""
@@ -199,6 +221,7 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[RunArguments, TrainAr
         index = args.index("--config")
         if index + 1 >= len(args):
             raise InputError("--config needs a recipe file (recipes/*.yaml)")
+        args[index + 1] = str(find_recipe(args[index + 1]))
     try:
         run, training = parser().parse_args_and_config(args)
     except ValueError as err:  # HfArgumentParser: unused arguments, bad values in a recipe
