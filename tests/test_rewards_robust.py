@@ -7,11 +7,15 @@ import io
 
 import numpy as np
 import pytest
-from PIL import Image
+from PIL import Image, ImageDraw
 from robust_support import flower, flower_pool
 
 from watercolour.rewards import draw_references, judge_candidate
-from watercolour.rewards.hps.offline import PoolBandedAestheticScorer
+from watercolour.rewards.hps.offline import (
+    PoolBandedAestheticScorer,
+    colourfulness,
+    measurements,
+)
 from watercolour.rewards.judge.offline_judge import (
     PoolFittedJudge,
     held_out_accuracy,
@@ -145,14 +149,21 @@ def test_the_banded_scorer_is_bounded_by_the_love_tier(pool):
 
 
 def test_colour_is_measured_on_the_paint_not_the_background():
+    def disc_on(background: tuple[int, int, int]) -> bytes:
+        image = Image.new("RGB", (128, 128), background)
+        ImageDraw.Draw(image).ellipse((34, 34, 94, 94), fill=(236, 150, 120))
+        buffer = io.BytesIO()
+        image.save(buffer, format="PNG")
+        return buffer.getvalue()
+
+    on_paper, on_magenta = disc_on((246, 240, 228)), disc_on((250, 20, 200))
+    a, b = measurements(on_paper), measurements(on_magenta)
+    assert a["colourful"] == pytest.approx(b["colourful"])  # the same paint
+    whole = [colourfulness(np.asarray(Image.open(io.BytesIO(x)).convert("RGB")))
+             for x in (on_paper, on_magenta)]
+    assert whole[1] > 2 * whole[0]  # what a whole-picture measure would have paid for
     scorer = PoolBandedAestheticScorer()
-    image = Image.new("RGB", (128, 128), (250, 20, 200))  # a saturated background()
-    image.paste((246, 240, 228), (40, 40, 88, 88))
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
-    parts = scorer.parts(buffer.getvalue())
-    assert parts["paper"] == 0.0  # the paper is the magenta background
-    assert parts["colourful"] == 0.0  # the paint (the pale square) has no colour
+    assert scorer.parts(on_magenta)["paper"] < 0.01 < scorer.parts(on_paper)["paper"] == 1.0
 
 
 # ---------------------------------------------------------------- length

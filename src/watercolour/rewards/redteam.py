@@ -73,13 +73,13 @@ def _common(rng: random.Random) -> Params:
 def stripes(p: Params) -> str:
     n = int(p["n"])
     colours = _hues(n, p["start"], p["saturation"], p["value"])
-    body, w = "", 512 / n
+    lo, hi = -256 + p.get("margin", 0), 256 - p.get("margin", 0)
+    body, w = "", (hi - lo) / n
     for i, c in enumerate(colours):
         body += _fill(c, p["alpha"], p["bleed"], p["texture"])
-        a = -256 + i * w
-        body += _poly([(a, -256), (a + w * p["fill"], -256), (a + w * p["fill"], 256),
-                       (a, 256)] if p["vertical"] else
-                      [(-256, a), (256, a), (256, a + w * p["fill"]), (-256, a + w * p["fill"])])
+        a, b = lo + i * w, lo + (i + p["fill"]) * w
+        body += _poly([(a, lo), (b, lo), (b, hi), (a, hi)] if p["vertical"] else
+                      [(lo, a), (hi, a), (hi, b), (lo, b)])
     return _sketch(body, p["paper"])
 
 
@@ -177,7 +177,8 @@ def painting_with_confetti(p: Params) -> str:
 def _sample(kind: str, rng: random.Random) -> Params:
     p = _common(rng)
     if kind == "stripes":
-        p.update(n=rng.randint(4, 16), fill=rng.uniform(0.6, 1.0), vertical=rng.random() < .5)
+        p.update(n=rng.randint(4, 16), fill=rng.uniform(0.6, 1.0), vertical=rng.random() < .5,
+                 margin=rng.choice([0, rng.uniform(20, 140)]))
     elif kind == "wheel":
         p.update(n=rng.randint(6, 30), ring=rng.uniform(60, 170), radius=rng.uniform(30, 110))
     elif kind in ("quads", "quads_commented"):
@@ -229,7 +230,8 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
 _RAINBOW = {"saturation": 0.85, "value": 0.95, "alpha": 200, "bleed": 0.1, "texture": 0.3,
             "start": 0.0, "paper": PAPERS[0]}
 GAMED: dict[str, tuple[str, Params]] = {
-    "rainbow_stripes": ("stripes", {**_RAINBOW, "n": 12, "fill": 1.0, "vertical": True}),
+    "rainbow_stripes": ("stripes", {**_RAINBOW, "n": 12, "fill": 0.8, "vertical": True,
+                                    "margin": 96}),
     "disc_wheel": ("wheel", {**_RAINBOW, "n": 24, "ring": 150, "radius": 70}),
     "rainbow_quads": ("quads", {**_RAINBOW, "n": 8, "layout": 1}),
     "rainbow_quads_comments": ("quads_commented", {**_RAINBOW, "n": 8, "layout": 1,

@@ -4,7 +4,7 @@
 the better watercolour of the subject?) from measurements, with no network. Its only standard
 is the pool, as a person's judge's is, and it cannot be pleased beyond the pool:
 
-    quality(x | subject) = t . clip(z(x))                         bounded: the pool's range
+    quality(x | subject) = t . [clip(z), clip(z)^2 / 2]           bounded: the pool's range
                            - sum_g a_g * near_love_g(x, subject)  resemble love of the subject
                            - sum_g b_g * near_pool_g(x)           resemble some pool painting
                            - sum_g c_g * out_of_range_g(x)        stay inside the pool's range
@@ -12,7 +12,8 @@ is the pool, as a person's judge's is, and it cannot be pleased beyond the pool:
 ``z`` are the whole-picture paint statistics (:mod:`watercolour.rewards.features`),
 standardised and **clipped to the range the pool's paintings span**, so no statistic pays
 beyond the best the pool shows (more hues, more chroma, more contrast stop paying at the
-pool's edge). The other terms are distances, so they can only cost: for every group ``g`` of
+pool's edge; the squares let "enough, but not too much" be learned inside the range). The
+other terms are distances, so they can only cost: for every group ``g`` of
 measurements (the statistics and the form groups of :mod:`watercolour.rewards.form`:
 palette, radial structure around the paint's centre, edge orientations and straight runs,
 marks, paper colour, an 8 x 8 thumbnail), ``near_love_g`` is the mean squared distance
@@ -32,8 +33,10 @@ an L2-regularised Bradley-Terry loss) on ordered pairs, each kind weighted the s
 **negatives** (the build folder's negative renders, degraded copies of the pool's paintings,
 form-destroying copies that keep their colours: :mod:`watercolour.rewards.negatives`,
 abstract families, and whatever ``negatives`` the caller adds, e.g. a red-team search's
-winners: :mod:`watercolour.rewards.redteam`); and, where the pool has several subjects, a
-``love`` painting of a subject above paintings of other subjects, asked about that subject.
+winners: :mod:`watercolour.rewards.redteam`); each painting above its own degraded and
+form-destroyed copies (so strewing confetti over a painting never pays); and, where the pool
+has several subjects, a ``love`` painting of a subject above paintings of other subjects,
+asked about that subject.
 
 On a starter pool tiered by the synthetic rule (:mod:`watercolour.pool.tiers`), the held-out
 love/okay accuracy is partly circular; on a pool a person rated it measures how much of that
@@ -128,7 +131,8 @@ class FittedModel:
     tiers: list[str]
     subjects: list[str | None]
     weights: np.ndarray
-    """Linear weights over the clipped statistics, then one weight per (penalty, group)."""
+    """Linear, then quadratic weights over the clipped statistics, then one weight per
+    (penalty, group)."""
     fitted_on: dict[str, int]
     k: int = K_NEAREST
 
@@ -157,7 +161,7 @@ class FittedModel:
         love = self.love_rows(key)
         every = np.ones(len(self.ids), dtype=bool)
         z = np.clip(std["stats"], self.low["stats"], self.high["stats"])
-        cols = [z]
+        cols = [z, 0.5 * z ** 2]
         near = {p: np.zeros((n, len(GROUP_NAMES))) for p in PENALTIES}
         for j, g in enumerate(GROUP_NAMES):
             x = std[g]
@@ -174,11 +178,11 @@ class FittedModel:
 
     def constrained(self) -> np.ndarray:
         """Which weights must stay >= 0 (every distance weight)."""
-        return np.arange(len(self.weights)) >= len(FEATURES)
+        return np.arange(len(self.weights)) >= 2 * len(FEATURES)
 
     def term_names(self) -> list[str]:
-        return [f"clip:{f}" for f in FEATURES] + [f"{p}:{g}" for p in PENALTIES
-                                                  for g in GROUP_NAMES]
+        return ([f"clip:{f}" for f in FEATURES] + [f"clip^2:{f}" for f in FEATURES]
+                + [f"{p}:{g}" for p in PENALTIES for g in GROUP_NAMES])
 
     def importance(self) -> dict[str, float]:
         """Every term's weight: what the judge rewards (``clip:``) and what costs."""
@@ -298,7 +302,7 @@ def fit_model(paintings: Sequence[tuple[str, str, str | None, bytes]],
     groups = [measure_groups(p[3]) for p in paintings]
     mean, scale, low, high, rows = _frame(groups)
     keys = [subject_key(p[2]) for p in paintings]
-    n_terms = len(FEATURES) + len(PENALTIES) * len(GROUP_NAMES)
+    n_terms = 2 * len(FEATURES) + len(PENALTIES) * len(GROUP_NAMES)
     model = FittedModel(mean, scale, low, high, rows, [p[0] for p in paintings],
                         [_digest(p[3]) for p in paintings], [p[1] for p in paintings], keys,
                         np.zeros(n_terms), {})
@@ -339,13 +343,20 @@ def fit_model(paintings: Sequence[tuple[str, str, str | None, bytes]],
     for s in subjects:
         add(("pool", [i for i in every if keys[i] == s]),
             ("neg", [j for j, k in enumerate(neg_keys) if k == s]), s, neg_rows)
+    # each painting above its own degraded or form-destroyed copies (confetti must not pay)
+    copy_rows: list[np.ndarray] = []
+    sources = sorted({i for i, _ in negatives if i >= 0})
+    for i in sources:
+        copies = [j for j, (src, _) in enumerate(negatives) if src == i]
+        add(("pool", [i]), ("neg", copies), keys[i], copy_rows)
+        add(("pool", [i]), ("neg", copies), None, copy_rows)
     # the subject asked for above good paintings of other subjects
     subj_rows: list[np.ndarray] = []
     if len(subjects) > 1:
         for s in subjects:
             add(("pool", [i for i in love if keys[i] == s]),
                 ("pool", [i for i in love if keys[i] != s]), s, subj_rows)
-    kinds = [np.concatenate(r) for r in (tier_rows, neg_rows, subj_rows) if r]
+    kinds = [np.concatenate(r) for r in (tier_rows, neg_rows, copy_rows, subj_rows) if r]
     x = np.concatenate(kinds)
     sw = np.concatenate([np.full(len(r), 1.0 / len(r)) for r in kinds])
     sw = sw / sw.sum()
