@@ -54,10 +54,11 @@ def form_measures(png: bytes) -> dict[str, np.ndarray]:
         if key in _CACHE:
             _CACHE.move_to_end(key)
             return _CACHE[key]
-    rgb = decode_rgb(png)
+    full = decode_rgb(png)
+    rgb = full
     if rgb.shape[0] != FORM_SIDE or rgb.shape[1] != FORM_SIDE:
         rgb = np.asarray(Image.fromarray(rgb).resize((FORM_SIDE, FORM_SIDE), Image.BOX))
-    out = form_of_rgb(rgb, paper_colour(decode_rgb(png)))
+    out = form_of_rgb(rgb, paper_colour(full))
     with _LOCK:
         _CACHE[key] = out
         if len(_CACHE) > _CACHE_SIZE:
