@@ -11,7 +11,8 @@ reference seed), the subject ``a peach hibiscus``. Steps, all measured in one ru
 2. red team (:func:`watercolour.rewards.redteam.search`): per adversarial family, random
    sketches and mutations of the best (the issue's gamed sketches are starting points),
    scored at seed 0; the winners become negatives, the judge is refitted, and the search
-   runs again, until its best stays below the pool's ``love`` median (at most ``--rounds``);
+   runs again, until its best stays :data:`MARGIN` below the pool's ``love`` median and the
+   example (at most ``--rounds``);
 3. every family's best, the ``peach_hibiscus`` example and the pool's ``love`` paintings
    (leave-one-out: references drawn without the painting, which the judge measures against
    the others) are scored at seeds 0-2;
@@ -47,6 +48,9 @@ OTHER = {"hibiscus": "a gold sunflower"}
 """The subject a painting is misdescribed as (a hibiscus as a sunflower, anything else as a
 hibiscus)."""
 SEEDS = (0, 1, 2)
+MARGIN = 0.05
+"""The search's best must stay this far below both the love median and the example (at
+seed 0), else its winners become negatives and the judge is refitted."""
 BEFORE = "e65d96e"
 """The last revision before the pool-bounded judge."""
 
@@ -174,8 +178,13 @@ def main() -> None:
     red_negatives: list[bytes] = []
     rounds = []
     finds = {}
+    example_code = load_example("peach_hibiscus")
+    example_pngs = gated(example_code)
     for r in range(args.rounds):
         median, _ = love_median(judge)
+        example_now = mean_reward(pool, judge, scorer, example_pngs, example_code,
+                                  SUBJECT)["reward"]
+        bar = min(median, example_now) - MARGIN
 
         def score(code: str, j=judge) -> tuple[float | None, dict]:
             pngs = gated(code, (0,))
@@ -188,23 +197,22 @@ def main() -> None:
                        generations=args.generations, seed=r, start=start_points)
         best = {name: f[0].reward for name, f in finds.items() if f}
         top = max(best.values())
-        rounds.append({"round": r, "love_median": round(median, 4), "best": best,
+        rounds.append({"round": r, "love_median": round(median, 4),
+                       "example": round(example_now, 4), "bar": round(bar, 4), "best": best,
                        "renders_so_far": cache.renders, "negatives_added": 0})
-        print(f"round {r}: love median {median:.3f}, search best {top:.3f} "
-              f"({max(best, key=best.get)})", flush=True)
+        print(f"round {r}: love median {median:.3f}, example {example_now:.3f}, search best "
+              f"{top:.3f} ({max(best, key=best.get)})", flush=True)
         for name, found in finds.items():  # the best found start the next round
             start_points[name] = [f.params for f in found[:2]]
-        if top < median or r == args.rounds - 1:
+        if top < bar or r == args.rounds - 1:
             break
-        winners = [f for found in finds.values() for f in found[:3] if f.reward >= median - 0.1]
+        winners = [f for found in finds.values() for f in found[:3] if f.reward >= bar - 0.1]
         for f in winners:
             red_negatives.append(gated(f.code, (0,))[0])
         rounds[-1]["negatives_added"] = len(winners)
         judge = PoolFittedJudge.fit(pool, negatives=red_negatives)
 
     # ------------------------------------------------------------ the final table
-    example_code = load_example("peach_hibiscus")
-    example_pngs = gated(example_code)
     example = mean_reward(pool, judge, scorer, example_pngs, example_code, SUBJECT)
     median, love_rewards = love_median(judge)
     families = {}

@@ -4,31 +4,34 @@
 the better watercolour of the subject?) from measurements, with no network. Its only standard
 is the pool, as a person's judge's is, and it cannot be pleased beyond the pool:
 
-    quality(x | subject) = t . [clip(z), clip(z)^2 / 2]           bounded: the pool's range
+    quality(x | subject) = t . clip(z(x))                         bounded: the pool's range
                            - sum_g a_g * near_love_g(x, subject)  resemble love of the subject
                            - sum_g b_g * near_pool_g(x)           resemble some pool painting
                            - sum_g c_g * out_of_range_g(x)        stay inside the pool's range
+                           - sum_g d_g * other_subject_g(x)       not another subject
 
 ``z`` are the whole-picture paint statistics (:mod:`watercolour.rewards.features`),
 standardised and **clipped to the range the pool's paintings span**, so no statistic pays
 beyond the best the pool shows (more hues, more chroma, more contrast stop paying at the
-pool's edge; the squares let "enough, but not too much" be learned inside the range). The
-other terms are distances, so they can only cost: for every group ``g`` of
+pool's edge). The other terms are distances, so they can only cost: for every group ``g`` of
 measurements (the statistics and the form groups of :mod:`watercolour.rewards.form`:
 palette, radial structure around the paint's centre, edge orientations and straight runs,
 marks, paper colour, an 8 x 8 thumbnail), ``near_love_g`` is the mean squared distance
 (``log1p``) to the ``K_NEAREST`` nearest ``love`` paintings **of the subject asked for**
 (all ``love`` paintings when the pool has none of that subject or none is named),
 ``near_pool_g`` the same to the nearest pool paintings of any subject, and
-``out_of_range_g`` how far each measurement lies outside the pool's range. The best a picture
+``out_of_range_g`` how far each measurement lies outside the pool's range, and
+``other_subject_g`` how much nearer the picture is to another subject's ``love`` paintings
+than to those of the subject asked for (when the pool has both). The best a picture
 can do is to look like the pool's ``love`` paintings of its subject; a picture far from every
 pool painting (stripes, a colour wheel, confetti) loses its comparisons; a good painting of
 another subject loses to the references of the subject asked for. A pool painting is always
 measured against the *other* paintings (leave-one-out), so a reference is never compared with
 itself.
 
-The weights (``t`` free, ``a, b, c >= 0``) are fitted deterministically (projected Newton on
-an L2-regularised Bradley-Terry loss) on ordered pairs, each kind weighted the same:
+The weights (``t`` free, ``a, b, c, d >= 0``) are fitted deterministically (projected Newton on
+an L2-regularised Bradley-Terry loss) on ordered pairs, weighted by kind
+(:data:`KIND_WEIGHTS`):
 ``love`` above ``okay`` (same subject, and regardless of subject); the pool above
 **negatives** (the build folder's negative renders, degraded copies of the pool's paintings,
 form-destroying copies that keep their colours: :mod:`watercolour.rewards.negatives`,
@@ -73,7 +76,7 @@ K_NEAREST = 3
 """Neighbours averaged in each distance term."""
 GROUP_NAMES: tuple[str, ...] = ("stats", *GROUPS)
 """The measurement groups the distance terms cover."""
-PENALTIES: tuple[str, ...] = ("near_love", "near_pool", "out_of_range")
+PENALTIES: tuple[str, ...] = ("near_love", "near_pool", "out_of_range", "other_subject")
 MIN_SCALE = 0.02
 """Floor on a measurement's spread in the pool (a measurement the pool never varies must not
 make a tiny difference infinite)."""
@@ -84,6 +87,9 @@ FORM_NEGATIVES_PER_KIND = 8
 """Form-destroying copies of each kind the judge makes for its fit (abstract pictures: three
 quarters as many per family)."""
 NEWTON_STEPS = 60
+KIND_WEIGHTS: dict[str, float] = {"tier": 2.0, "negative": 1.0, "copy": 1.0, "subject": 1.0}
+"""How much each kind of pair weighs in the fit (love above okay counts double: the other
+kinds are easy to satisfy together, the tiers are the pool's taste)."""
 _ARTICLES = {"a", "an", "the", "of", "some"}
 
 
@@ -131,8 +137,7 @@ class FittedModel:
     tiers: list[str]
     subjects: list[str | None]
     weights: np.ndarray
-    """Linear, then quadratic weights over the clipped statistics, then one weight per
-    (penalty, group)."""
+    """Linear weights over the clipped statistics, then one weight per (penalty, group)."""
     fitted_on: dict[str, int]
     k: int = K_NEAREST
 
@@ -160,8 +165,12 @@ class FittedModel:
         n = len(own)
         love = self.love_rows(key)
         every = np.ones(len(self.ids), dtype=bool)
+        tiers, subjects = np.array(self.tiers), np.array(self.subjects, dtype=object)
+        named = sorted({s for s, t in zip(self.subjects, self.tiers) if s and t == "love"})
+        others = [(tiers == "love") & (subjects == s) for s in named if s != key] \
+            if key in named else []
         z = np.clip(std["stats"], self.low["stats"], self.high["stats"])
-        cols = [z, 0.5 * z ** 2]
+        cols = [z]
         near = {p: np.zeros((n, len(GROUP_NAMES))) for p in PENALTIES}
         for j, g in enumerate(GROUP_NAMES):
             x = std[g]
@@ -171,17 +180,21 @@ class FittedModel:
                     d[i, row] = np.inf
             near["near_love"][:, j] = _nearest(d[:, love], self.k)
             near["near_pool"][:, j] = _nearest(d[:, every], self.k)
+            if others:  # closer to another subject's love paintings than to this one's
+                closest = np.min([_nearest(d[:, rows], self.k) for rows in others], axis=0)
+                near["other_subject"][:, j] = np.maximum(
+                    0.0, np.log1p(near["near_love"][:, j]) - np.log1p(closest))
             outside = np.maximum(0.0, self.low[g] - x) + np.maximum(0.0, x - self.high[g])
             near["out_of_range"][:, j] = (outside ** 2).mean(axis=1)
-        cols += [-np.log1p(near[p]) for p in PENALTIES]
+        cols += [-(near[p] if p == "other_subject" else np.log1p(near[p])) for p in PENALTIES]
         return np.concatenate(cols, axis=1)
 
     def constrained(self) -> np.ndarray:
         """Which weights must stay >= 0 (every distance weight)."""
-        return np.arange(len(self.weights)) >= 2 * len(FEATURES)
+        return np.arange(len(self.weights)) >= len(FEATURES)
 
     def term_names(self) -> list[str]:
-        return ([f"clip:{f}" for f in FEATURES] + [f"clip^2:{f}" for f in FEATURES]
+        return ([f"clip:{f}" for f in FEATURES]
                 + [f"{p}:{g}" for p in PENALTIES for g in GROUP_NAMES])
 
     def importance(self) -> dict[str, float]:
@@ -302,7 +315,7 @@ def fit_model(paintings: Sequence[tuple[str, str, str | None, bytes]],
     groups = [measure_groups(p[3]) for p in paintings]
     mean, scale, low, high, rows = _frame(groups)
     keys = [subject_key(p[2]) for p in paintings]
-    n_terms = 2 * len(FEATURES) + len(PENALTIES) * len(GROUP_NAMES)
+    n_terms = len(FEATURES) + len(PENALTIES) * len(GROUP_NAMES)
     model = FittedModel(mean, scale, low, high, rows, [p[0] for p in paintings],
                         [_digest(p[3]) for p in paintings], [p[1] for p in paintings], keys,
                         np.zeros(n_terms), {})
@@ -356,9 +369,11 @@ def fit_model(paintings: Sequence[tuple[str, str, str | None, bytes]],
         for s in subjects:
             add(("pool", [i for i in love if keys[i] == s]),
                 ("pool", [i for i in love if keys[i] != s]), s, subj_rows)
-    kinds = [np.concatenate(r) for r in (tier_rows, neg_rows, copy_rows, subj_rows) if r]
-    x = np.concatenate(kinds)
-    sw = np.concatenate([np.full(len(r), 1.0 / len(r)) for r in kinds])
+    kinds = [(np.concatenate(r), KIND_WEIGHTS[name]) for name, r in
+             (("tier", tier_rows), ("negative", neg_rows), ("copy", copy_rows),
+              ("subject", subj_rows)) if r]
+    x = np.concatenate([r for r, _ in kinds])
+    sw = np.concatenate([np.full(len(r), w / len(r)) for r, w in kinds])
     sw = sw / sw.sum()
     model.weights = _projected_newton(x, sw, model.constrained(), l2)
     model.fitted_on = {"love": len(love), "okay": len(okay), "negative": len(negatives),
