@@ -10,9 +10,10 @@ reference seed), the subject ``a peach hibiscus``. Steps, all measured in one ru
 1. fit the pool-fitted judge and the banded scorer on the pool;
 2. red team (:func:`watercolour.rewards.redteam.search`): per adversarial family, random
    sketches and mutations of the best (the issue's gamed sketches are starting points),
-   scored at seed 0; the winners become negatives, the judge is refitted, and the search
-   runs again, until its best stays :data:`MARGIN` below the pool's ``love`` median and the
-   example (at most ``--rounds``);
+   scored at seed 0; the abstract families' winners become negatives, the judge is refitted,
+   and the search runs again, until their best stays :data:`MARGIN` below the pool's ``love``
+   median and the example (at most ``--rounds``; the painting families, another subject and
+   a painting with confetti, are measured but never made negatives: see ``Family.abstract``);
 3. every family's best, the ``peach_hibiscus`` example and the pool's ``love`` paintings
    (leave-one-out: references drawn without the painting, which the judge measures against
    the others) are scored at seeds 0-2;
@@ -182,8 +183,8 @@ def main() -> None:
     example_pngs = gated(example_code)
     for r in range(args.rounds):
         median, _ = love_median(judge)
-        example_now = mean_reward(pool, judge, scorer, example_pngs, example_code,
-                                  SUBJECT)["reward"]
+        example_now = reward_of(pool, judge, scorer, example_pngs[0], example_code, SUBJECT,
+                                0)["reward"]  # at seed 0, as the search scores
         bar = min(median, example_now) - MARGIN
 
         def score(code: str, j=judge) -> tuple[float | None, dict]:
@@ -204,9 +205,11 @@ def main() -> None:
               f"{top:.3f} ({max(best, key=best.get)})", flush=True)
         for name, found in finds.items():  # the best found start the next round
             start_points[name] = [f.params for f in found[:2]]
-        if top < bar or r == args.rounds - 1:
+        abstract_top = max(v for k, v in best.items() if FAMILIES[k].abstract)
+        if abstract_top < bar or r == args.rounds - 1:
             break
-        winners = [f for found in finds.values() for f in found[:3] if f.reward >= bar - 0.1]
+        winners = [f for name, found in finds.items() if FAMILIES[name].abstract
+                   for f in found[:3] if f.reward >= bar - 0.1]
         for f in winners:
             red_negatives.append(gated(f.code, (0,))[0])
         rounds[-1]["negatives_added"] = len(winners)

@@ -212,10 +212,16 @@ class Family:
     name: str
     make: Callable[[Params], str]
     sample: Callable[[random.Random], Params]
+    abstract: bool = True
+    """Not a painting: its winners may become the judge's negatives. A painting family's
+    (another subject, a painting with confetti) may not: a near-copy of a good painting as a
+    negative would teach the judge that the painting is bad. The subject terms and each pool
+    painting's own damaged copies answer those families instead."""
 
 
 def _family(name: str, make: Callable[[Params], str]) -> Family:
-    return Family(name, make, lambda rng: _sample(name, rng))
+    return Family(name, make, lambda rng: _sample(name, rng),
+                  name not in ("other_subject", "painting_with_confetti"))
 
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (
