@@ -70,7 +70,7 @@ from watercolour.rewards.judge.base import Vote
 from watercolour.rewards.negatives import abstract_negatives, form_negatives
 from watercolour.rewards.references import ReferencePool
 
-L2 = 0.01
+L2 = 0.001
 """Ridge penalty on the weights (the loss is a weighted mean over pairs)."""
 K_NEAREST = 3
 """Neighbours averaged in each distance term."""
