@@ -7,8 +7,8 @@
 
 Held-out accuracy: k-fold by painting (``held_out_accuracy``): fit on the other folds, ask
 every cross-tier pair of the held-out fold in both orders. For context, the same pairs are
-ordered by two unfitted scores: the hand-set aesthetic scorer, and the offline critic's
-score (which, on a starter pool, is what *assigned* the tiers: the circular ceiling).
+ordered by two unfitted scores: the offline aesthetic scorer's built-in bands, and the offline
+critic's score (which, on a starter pool, is what *assigned* the tiers: the circular ceiling).
 Consistency: ``watercolour.rewards.consistency`` on love/okay pairs drawn from the pool.
 Writes ``benchmarks/results/judge-accuracy.json``.
 """

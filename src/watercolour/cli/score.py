@@ -24,7 +24,8 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
         "come from the environment (WATERCOLOUR_JUDGE_WEIGHT, WATERCOLOUR_HPS_WEIGHT, "
         "WATERCOLOUR_JUDGE_BASE_URL / _PROVIDER, WATERCOLOUR_HPS_URL, ...); with no endpoint "
         "configured the embedded defaults score offline (the pool-fitted judge and the "
-        "hand-set aesthetic scorer). Exit codes: 0 scored, 1 rejected by the gate (reward 0), "
+        "offline aesthetic scorer, banded on the pool's love tier). Exit codes: 0 scored, "
+        "1 rejected by the gate (reward 0), "
         "3 unavailable (the browser, judge or scorer failed: reward null).",
     )
     p.add_argument("file", type=Path, help="a reply (.md, .txt) or a sketch (.js)")

@@ -4,8 +4,8 @@ chapters build them here, so the choice is made in one place:
 
 - the judge: :class:`~watercolour.rewards.judge.openai_judge.OpenAIJudge` when a base URL or an
   Inference Provider is configured, else the pool-fitted offline judge;
-- the scorer: the HPSv3 service's client when ``hps_url`` is set, else the hand-set aesthetic
-  scorer;
+- the scorer: the HPSv3 service's client when ``hps_url`` is set, else the offline aesthetic
+  scorer with bands fitted to the pool's ``love`` tier (its built-in bands without a pool);
 - the pool: the configured one (``WATERCOLOUR_POOL``), else ``runs/pool`` when it exists;
   checked at start-up to hold enough references.
 """
@@ -60,13 +60,14 @@ def make_judge(config: RewardConfig, pool: ReferencePool) -> PairwiseJudge:
     return PoolFittedJudge.fit(pool)
 
 
-def make_scorer(config: RewardConfig) -> PreferenceScorer:
-    """The configured preference scorer."""
+def make_scorer(config: RewardConfig, pool: ReferencePool | None = None) -> PreferenceScorer:
+    """The configured preference scorer; the offline one is fitted on ``pool`` when given."""
     if config.hps_url:
         from watercolour.rewards.hps.client import HpsClient
 
         return HpsClient(config.hps_url, timeout_s=config.hps_timeout_s,
                          mapping=config.hps_mapping)
-    from watercolour.rewards.hps.offline import HandSetAestheticScorer
+    from watercolour.rewards.hps.offline import PoolBandedAestheticScorer
 
-    return HandSetAestheticScorer()
+    return PoolBandedAestheticScorer.fit(pool) if pool is not None else \
+        PoolBandedAestheticScorer()

@@ -116,7 +116,7 @@ class Rewarder:
             if self.judge is None:
                 self.judge = make_judge(self.config, self.pool)
         if self.mix.hps > 0 and self.scorer is None:
-            self.scorer = make_scorer(self.config)
+            self.scorer = make_scorer(self.config, self.pool)
 
     # ------------------------------------------------------------ public
     def references(self, seed: int) -> References | None:

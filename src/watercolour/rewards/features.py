@@ -1,4 +1,7 @@
-"""Image measurements shared by the offline judge and the offline aesthetic scorer.
+"""Whole-picture paint statistics shared by the offline judge and the offline aesthetic scorer.
+
+They say how much paint there is and how it looks (colour, softness, layering), not how it is
+arranged: :mod:`watercolour.rewards.form` measures form.
 
 Every picture is first brought to :data:`SIDE` x :data:`SIDE` pixels, so a 512 px rollout
 and a 256 px pool painting are measured alike. The measurements reuse
@@ -39,7 +42,7 @@ FEATURES: tuple[str, ...] = (
     "centre_offset", "edge_paint", "shape_edges", "speck_fraction", "saturation",
     "hue_spread", "softness", "texture", "translucency",
 )
-"""The measurements, in the order of :func:`feature_vector`."""
+"""The measurements, in the order of :func:`statistics_vector`."""
 
 _CACHE: OrderedDict[str, dict[str, float]] = OrderedDict()
 _CACHE_SIZE = 4096
@@ -60,7 +63,7 @@ def _png(rgb: np.ndarray) -> bytes:
     return buffer.getvalue()
 
 
-def measure(png: bytes) -> dict[str, float]:
+def paint_statistics(png: bytes) -> dict[str, float]:
     """All :data:`FEATURES` of one picture (cached by content)."""
     key = hashlib.sha256(png).hexdigest()
     with _LOCK:
@@ -81,8 +84,9 @@ def measure(png: bytes) -> dict[str, float]:
     return out
 
 
-def feature_vector(png: bytes) -> np.ndarray:
-    m = measure(png)
+def statistics_vector(png: bytes) -> np.ndarray:
+    """:func:`paint_statistics` as a vector, in :data:`FEATURES` order."""
+    m = paint_statistics(png)
     return np.array([m[name] for name in FEATURES], dtype=np.float64)
 
 

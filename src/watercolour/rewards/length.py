@@ -3,13 +3,19 @@ padding.
 
     0 below 150 tokens, rising linearly to 1 at 3,000, 1 up to 6,000, 0 above 6,000.
 
-Tokens are counted by the policy's tokenizer when one is given (anything with ``encode`` or
-a callable returning token ids), else estimated as characters / 4 (rounded up).
+Only code counts: the sketch the gate would take from the reply
+(:func:`watercolour.gates.extract_sketch`; the whole reply when it holds none), without its
+JavaScript comments (``//`` to the end of the line, ``/* ... */``) and with runs of blank
+space counted as one space (:func:`code_only`), so padding a sketch with comments, prose or
+blank lines earns nothing. Tokens are counted by the policy's
+tokenizer when one is given (anything with ``encode`` or a callable returning token ids),
+else estimated as characters / 4 (rounded up).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 FLOOR_TOKENS = 150
@@ -21,8 +27,52 @@ CEILING_TOKENS = 6000
 CHARS_PER_TOKEN = 4
 
 
+_SPACE = re.compile(r"\s+")
+
+
+def code_only(text: str) -> str:
+    """``text`` without JavaScript comments, blank space collapsed. Quotes (``'``, ``"``,
+    template literals) are respected, so a ``//`` inside a string stays; a ``/`` that starts a
+    regular expression is read as division, which only matters for ``//`` or ``/*`` inside
+    one (the sketches this project writes have none)."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    quote: str | None = None
+    while i < n:
+        c = text[i]
+        if quote is not None:
+            out.append(c)
+            if c == "\\" and i + 1 < n:
+                out.append(text[i + 1])
+                i += 2
+                continue
+            if c == quote:
+                quote = None
+            i += 1
+        elif c in "'\"`":
+            quote = c
+            out.append(c)
+            i += 1
+        elif text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+            out.append(" ")
+        else:
+            out.append(c)
+            i += 1
+    return _SPACE.sub(" ", "".join(out)).strip()
+
+
 def count_tokens(text: str, tokenizer: Any = None) -> tuple[int, str]:
-    """The reply's length in tokens, and how it was counted (``tokenizer`` or ``chars/4``)."""
+    """The reply's length in tokens of code (its sketch through :func:`code_only`), and how
+    it was counted (``tokenizer`` or ``chars/4``)."""
+    from watercolour.gates import extract_sketch
+
+    sketch = extract_sketch(text).code
+    text = code_only(sketch if sketch is not None else text)
     if tokenizer is not None:
         encode = getattr(tokenizer, "encode", None)
         if encode is not None:

@@ -1,0 +1,358 @@
+"""A red team for the embedded reward: sketches that try to game it, and a search over them.
+
+A policy trained with GRPO finds every shortcut the reward leaves open, so the reward is
+attacked here first. :data:`FAMILIES` are parametrised generators of real p5.brush sketches
+(allowlisted methods only, so they pass the gate) of the shortcuts a policy finds first:
+rainbow stripes, a wheel of discs, random polygons (optionally padded with comments),
+confetti, concentric rings, coloured paper, a flood, a good painting of another subject, and
+a real painting with confetti added. The sketches the issue's table measured are fixed points
+of these families (:data:`GAMED`).
+
+:func:`search` is a small evolutionary search: per family, random parameters, then mutations
+of the best, scored by any ``score(code) -> reward`` (renders are cached by the caller, see
+:class:`RenderCache`). ``benchmarks/reward_robustness.py`` runs it against the old and the
+new judge, feeds the winners back to the judge as negatives, refits, and searches again.
+"""
+
+from __future__ import annotations
+
+import colorsys
+import hashlib
+import json
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from watercolour.pool.subjects import PAPERS
+
+Params = dict[str, Any]
+
+HEAD = "function setup() {{\n  createCanvas(512, 512, WEBGL);\n  background('{paper}');\n" \
+       "  brush.noStroke();\n}}\n\nfunction draw() {{\n"
+TAIL = "  noLoop();\n}\n"
+
+
+def _hex(rgb: tuple[float, float, float]) -> str:
+    return "#" + "".join(f"{int(max(0, min(255, round(255 * c)))):02x}" for c in rgb)
+
+
+def _hues(n: int, start: float, saturation: float, value: float) -> list[str]:
+    return [_hex(colorsys.hsv_to_rgb((start + i / max(1, n)) % 1.0, saturation, value))
+            for i in range(n)]
+
+
+def _fill(colour: str, alpha: int, bleed: float, texture: float) -> str:
+    return (f"  brush.fillBleed({bleed:.2f});\n  brush.fillTexture({texture:.2f}, 0.3);\n"
+            f"  brush.fill('{colour}', {alpha});\n")
+
+
+def _poly(points: list[tuple[float, float]]) -> str:
+    lines = ["  brush.beginShape(0);"]
+    lines += [f"  brush.vertex({x:.1f}, {y:.1f});" for x, y in points]
+    lines.append("  brush.endShape(CLOSE);")
+    return "\n".join(lines) + "\n"
+
+
+def _sketch(body: str, paper: str) -> str:
+    return HEAD.format(paper=paper) + body + TAIL
+
+
+def _common(rng: random.Random) -> Params:
+    return {"saturation": rng.uniform(0.4, 1.0), "value": rng.uniform(0.5, 1.0),
+            "alpha": rng.randint(90, 255), "bleed": rng.uniform(0.0, 0.35),
+            "texture": rng.uniform(0.0, 0.7), "start": rng.random(),
+            "paper": rng.choice(PAPERS)}
+
+
+# ---------------------------------------------------------------- families
+
+
+def stripes(p: Params) -> str:
+    n = int(p["n"])
+    colours = _hues(n, p["start"], p["saturation"], p["value"])
+    lo, hi = -256 + p.get("margin", 0), 256 - p.get("margin", 0)
+    body, w = "", (hi - lo) / n
+    for i, c in enumerate(colours):
+        body += _fill(c, p["alpha"], p["bleed"], p["texture"])
+        a, b = lo + i * w, lo + (i + p["fill"]) * w
+        body += _poly([(a, lo), (b, lo), (b, hi), (a, hi)] if p["vertical"] else
+                      [(lo, a), (hi, a), (hi, b), (lo, b)])
+    return _sketch(body, p["paper"])
+
+
+def wheel(p: Params) -> str:
+    n = int(p["n"])
+    body = ""
+    for i, c in enumerate(_hues(n, p["start"], p["saturation"], p["value"])):
+        a = 2 * math.pi * i / n
+        body += _fill(c, p["alpha"], p["bleed"], p["texture"])
+        body += (f"  brush.circle({p['ring'] * math.cos(a):.1f}, {p['ring'] * math.sin(a):.1f}, "
+                 f"{p['radius']:.1f}, 0.2);\n")
+    return _sketch(body, p["paper"])
+
+
+def quads(p: Params) -> str:
+    rng = random.Random(int(p["layout"]))
+    n = int(p["n"])
+    body = ""
+    for c in _hues(n, p["start"], p["saturation"], p["value"]):
+        body += _fill(c, p["alpha"], p["bleed"], p["texture"])
+        cx, cy, r = rng.uniform(-150, 150), rng.uniform(-150, 150), rng.uniform(40, 140)
+        body += _poly([(cx + r * math.cos(a), cy + r * math.sin(a)) for a in
+                       sorted(rng.uniform(0, 2 * math.pi) for _ in range(rng.choice([3, 4])))])
+    code = _sketch(body, p["paper"])
+    pad = int(p.get("comment_bytes", 0))
+    if pad:
+        words = "a loose wash of colour bleeds softly into the wet paper "
+        comment = "".join(f"// {words}\n" for _ in range(pad // (len(words) + 4) + 1))
+        code = comment[:pad] + "\n" + code
+    return code
+
+
+def confetti(p: Params) -> str:
+    rng = random.Random(int(p["layout"]))
+    n = int(p["n"])
+    body = ""
+    for c in _hues(n, p["start"], p["saturation"], p["value"]):
+        body += _fill(c, p["alpha"], p["bleed"], p["texture"])
+        body += (f"  brush.circle({rng.uniform(-230, 230):.1f}, {rng.uniform(-230, 230):.1f}, "
+                 f"{p['radius'] * rng.uniform(0.6, 1.4):.1f}, 0.2);\n")
+    return _sketch(body, p["paper"])
+
+
+def rings(p: Params) -> str:
+    n = int(p["n"])
+    body = ""
+    for i, c in enumerate(_hues(n, p["start"], p["saturation"], p["value"])):
+        body += _fill(c, p["alpha"], p["bleed"], p["texture"])
+        body += f"  brush.circle(0, 0, {p['outer'] * (1 - i / n):.1f}, 0.1);\n"
+    return _sketch(body, p["paper"])
+
+
+def coloured_paper(p: Params) -> str:
+    colours = _hues(4, p["start"], p["saturation"], p["value"])
+    body = ""
+    for c in colours[1:1 + int(p["n"])]:
+        body += _fill(c, p["alpha"], p["bleed"], p["texture"])
+        body += f"  brush.circle(0, 0, {p['radius']:.1f}, 0.3);\n"
+    return _sketch(body, colours[0])
+
+
+def flood(p: Params) -> str:
+    colours = _hues(2, p["start"], p["saturation"], p["value"])
+    m = 256 - p["margin"]
+    body = _fill(colours[0], p["alpha"], p["bleed"], p["texture"])
+    body += _poly([(-m, -m), (m, -m), (m, m), (-m, m)])
+    if p["two"]:
+        body += _fill(colours[1], p["alpha"], p["bleed"], p["texture"])
+        body += _poly([(-m, 0), (m, 0), (m, m), (-m, m)])
+    return _sketch(body, p["paper"])
+
+
+def other_subject(p: Params) -> str:
+    """A good procedural painting of a subject other than the one asked for."""
+    from watercolour.pool.procedural import plan_painting, sketch
+
+    return sketch(plan_painting(int(p["seed"]), p["subject"], variant="good"))
+
+
+def painting_with_confetti(p: Params) -> str:
+    """An example painting (or a good procedural one) with saturated dots strewn on top."""
+    from watercolour.examples import load_example
+
+    code = load_example(p["example"])
+    rng = random.Random(int(p["layout"]))
+    dots = ""
+    for c in _hues(int(p["n"]), p["start"], p["saturation"], p["value"]):
+        dots += f"  brush.fill('{c}', {p['alpha']});\n"
+        dots += (f"  brush.circle({rng.uniform(-230, 230):.1f}, {rng.uniform(-230, 230):.1f}, "
+                 f"{p['radius']:.1f}, 0.2);\n")
+    cut = code.rindex("noLoop();")
+    return code[:cut] + dots + code[cut:]
+
+
+def _sample(kind: str, rng: random.Random) -> Params:
+    p = _common(rng)
+    if kind == "stripes":
+        p.update(n=rng.randint(4, 16), fill=rng.uniform(0.6, 1.0), vertical=rng.random() < .5,
+                 margin=rng.choice([0, rng.uniform(20, 140)]))
+    elif kind == "wheel":
+        p.update(n=rng.randint(6, 30), ring=rng.uniform(60, 170), radius=rng.uniform(30, 110))
+    elif kind in ("quads", "quads_commented"):
+        p.update(n=rng.randint(3, 14), layout=rng.randrange(10_000))
+        if kind == "quads_commented":
+            p["comment_bytes"] = rng.choice([4000, 13000, 20000])
+    elif kind == "confetti":
+        p.update(n=rng.randint(10, 80), layout=rng.randrange(10_000),
+                 radius=rng.uniform(6, 40))
+    elif kind == "rings":
+        p.update(n=rng.randint(3, 10), outer=rng.uniform(150, 480))
+    elif kind == "coloured_paper":
+        p.update(n=rng.randint(0, 3), radius=rng.uniform(60, 300))
+    elif kind == "flood":
+        p.update(margin=rng.uniform(0, 40), two=rng.random() < 0.5)
+    elif kind == "other_subject":
+        p.update(subject=rng.choice(OTHER_SUBJECTS), seed=rng.randrange(10_000))
+    elif kind == "painting_with_confetti":
+        p.update(example="peach_hibiscus", n=rng.randint(4, 40), layout=rng.randrange(10_000),
+                 radius=rng.uniform(4, 20))
+    return p
+
+
+OTHER_SUBJECTS: tuple[str, ...] = ("a gold sunflower", "a white daisy", "a violet tulip",
+                                   "a pink lotus", "a white cherry blossom branch")
+"""Subjects painted by the ``other_subject`` family (the asked-for subject is a hibiscus)."""
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    make: Callable[[Params], str]
+    sample: Callable[[random.Random], Params]
+    abstract: bool = True
+    """Not a painting: its winners may become the judge's negatives. A painting family's
+    (another subject, a painting with confetti) may not: a near-copy of a good painting as a
+    negative would teach the judge that the painting is bad. The subject terms and each pool
+    painting's own damaged copies answer those families instead."""
+
+
+def _family(name: str, make: Callable[[Params], str]) -> Family:
+    return Family(name, make, lambda rng: _sample(name, rng),
+                  name not in ("other_subject", "painting_with_confetti"))
+
+
+FAMILIES: dict[str, Family] = {f.name: f for f in (
+    _family("stripes", stripes), _family("wheel", wheel), _family("quads", quads),
+    _family("quads_commented", quads), _family("confetti", confetti),
+    _family("rings", rings), _family("coloured_paper", coloured_paper),
+    _family("flood", flood), _family("other_subject", other_subject),
+    _family("painting_with_confetti", painting_with_confetti),
+)}
+"""The adversarial families, by name."""
+
+_RAINBOW = {"saturation": 0.85, "value": 0.95, "alpha": 200, "bleed": 0.1, "texture": 0.3,
+            "start": 0.0, "paper": PAPERS[0]}
+GAMED: dict[str, tuple[str, Params]] = {
+    "rainbow_stripes": ("stripes", {**_RAINBOW, "n": 12, "fill": 0.8, "vertical": True,
+                                    "margin": 96}),
+    "disc_wheel": ("wheel", {**_RAINBOW, "n": 24, "ring": 150, "radius": 70}),
+    "rainbow_quads": ("quads", {**_RAINBOW, "n": 8, "layout": 1}),
+    "rainbow_quads_comments": ("quads_commented", {**_RAINBOW, "n": 8, "layout": 1,
+                                                   "comment_bytes": 13000}),
+    "hibiscus_confetti": ("painting_with_confetti", {**_RAINBOW, "example": "peach_hibiscus",
+                                                     "n": 12, "layout": 1, "radius": 9}),
+}
+"""The sketches the issue measured, as points of the families: name -> (family, params)."""
+
+
+def gamed_sketch(name: str) -> str:
+    family, params = GAMED[name]
+    return FAMILIES[family].make(params)
+
+
+def _mutate(p: Params, rng: random.Random, family: Family) -> Params:
+    fresh = family.sample(rng)
+    child = dict(p)
+    for key in rng.sample(sorted(p), max(1, len(p) // 3)):
+        child[key] = fresh[key]
+    return child
+
+
+# ---------------------------------------------------------------- renders
+
+
+class RenderCache:
+    """The gate's verdict on a sketch (allowlist mode by default), rendered once: its status
+    and PNG kept in memory and, with ``folder``, on disk (written atomically), so a search
+    that meets a sketch again, or a later run, does not render it again."""
+
+    def __init__(self, renderer: Any, folder: str | None = None, mode: str = "allowlist"
+                 ) -> None:
+        self.renderer, self.mode = renderer, mode
+        self.folder = Path(folder) if folder else None
+        self._memory: dict[str, tuple[str, bytes | None]] = {}
+        self.renders = 0
+
+    def gate(self, code: str, seed: int = 0) -> tuple[str, bytes | None]:
+        """(gate status, PNG or None) for ``code`` rendered with ``seed``."""
+        key = hashlib.sha256(f"{self.mode}\x1f{seed}\x1f{code}".encode()).hexdigest()[:32]
+        if key in self._memory:
+            return self._memory[key]
+        if self.folder is not None and (self.folder / f"{key}.json").is_file():
+            status = json.loads((self.folder / f"{key}.json").read_text())["status"]
+            png_path = self.folder / f"{key}.png"
+            found = (status, png_path.read_bytes() if png_path.is_file() else None)
+            self._memory[key] = found
+            return found
+        from watercolour.gates import check
+
+        verdict = check(code, self.renderer, mode=self.mode, seed=seed)
+        self.renders += 1
+        png = verdict.render.png if verdict.render is not None else None
+        found = (verdict.status, png if verdict.status == "ok" else None)
+        if self.folder is not None and verdict.status != "unavailable":
+            from watercolour.io import write_bytes_atomic, write_json_atomic
+
+            if found[1] is not None:
+                write_bytes_atomic(self.folder / f"{key}.png", found[1])
+            write_json_atomic(self.folder / f"{key}.json",
+                              {"status": verdict.status, "violations": [
+                                  str(v) for v in getattr(verdict, "violations", [])][:5]})
+        self._memory[key] = found
+        return found
+
+
+# ---------------------------------------------------------------- the search
+
+
+@dataclass
+class Found:
+    family: str
+    params: Params
+    code: str
+    reward: float
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+def search(score: Callable[[str], tuple[float | None, dict[str, Any]]],
+           families: dict[str, Family] | None = None, per_family: int = 6,
+           generations: int = 1, keep: int = 2, seed: int = 0,
+           start: dict[str, list[Params]] | None = None) -> dict[str, list[Found]]:
+    """Per family: ``per_family`` random sketches (plus any ``start`` points), then
+    ``generations`` rounds of mutating the ``keep`` best into ``per_family`` children.
+    ``score(code)`` returns (reward or None, detail); sketches the gate rejects or that fail
+    score None and are skipped. Returns every family's finds, best first."""
+    families = families or FAMILIES
+    return {name: _search_family(name, family, score, per_family, generations, keep,
+                                 random.Random(f"{seed}-{name}"), (start or {}).get(name, []))
+            for name, family in families.items()}
+
+
+def _search_family(name: str, family: Family,
+                   score: Callable[[str], tuple[float | None, dict[str, Any]]],
+                   per_family: int, generations: int, keep: int, rng: random.Random,
+                   start: list[Params]) -> list[Found]:
+    seen: dict[str, Found] = {}
+
+    def run(params: Params) -> None:
+        code = family.make(params)
+        key = hashlib.sha256(code.encode()).hexdigest()
+        if key in seen:
+            return
+        reward, detail = score(code)
+        if reward is not None:
+            seen[key] = Found(name, params, code, reward, detail)
+
+    for params in start:
+        run(params)
+    for _ in range(per_family):
+        run(family.sample(rng))
+    for _ in range(generations):
+        best = sorted(seen.values(), key=lambda f: -f.reward)[:keep]
+        for parent in best:
+            for _ in range(max(1, per_family // max(1, keep))):
+                run(_mutate(parent.params, rng, family))
+    return sorted(seen.values(), key=lambda f: -f.reward)
