@@ -9,7 +9,7 @@ import pytest
 from robust_support import flower, flower_pool
 
 from watercolour.gates import take_inventory
-from watercolour.pool.procedural import ALLOWLIST
+from watercolour.render.brush import ALLOWLIST
 from watercolour.rewards.judge.offline_judge import PoolFittedJudge
 from watercolour.rewards.length import length_term
 from watercolour.rewards.redteam import FAMILIES, GAMED, RenderCache, gamed_sketch, search

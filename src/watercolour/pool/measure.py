@@ -54,8 +54,3 @@ def painting_measures(png: bytes) -> dict[str, float]:
         edge_paint=float(mask[edge].mean()),
     )
     return out
-
-
-measure = painting_measures
-"""The old name, kept only for :mod:`watercolour.rewards.features` until it imports
-:func:`painting_measures` (another change rewrites that module)."""

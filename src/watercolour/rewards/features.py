@@ -5,7 +5,7 @@ arranged: :mod:`watercolour.rewards.form` measures form.
 
 Every picture is first brought to :data:`SIDE` x :data:`SIDE` pixels, so a 512 px rollout
 and a 256 px pool painting are measured alike. The measurements reuse
-:func:`watercolour.pool.measure.measure` (coverage, lightness, chroma, depth, tonal range,
+:func:`watercolour.pool.measure.painting_measures` (coverage, lightness, chroma, depth, tonal range,
 composition) and :func:`watercolour.gates.image.measure_rgb` (shape edges, specks), and add
 the ones a watercolour judge weighs that those do not:
 
@@ -31,7 +31,7 @@ import numpy as np
 from PIL import Image
 
 from watercolour.gates.image import measure_rgb
-from watercolour.pool.measure import measure as pool_measure
+from watercolour.pool.measure import painting_measures as pool_measure
 from watercolour.render.paint import decode_rgb
 
 SIDE = 256
