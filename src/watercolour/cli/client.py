@@ -4,13 +4,11 @@ with the reply in FILE, print the observation. The quickest check of a deployed 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-EXIT_REJECTED = 1
-EXIT_UNAVAILABLE = 3
+from watercolour.cli.score import number, report
 
 
 def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
@@ -41,18 +39,7 @@ def run(args: argparse.Namespace) -> int:
     reply = read_text(args.file, "reply")
     with RemoteRewarder(args.url, timeout_s=args.timeout, retries=1) as rewarder:
         evaluation = rewarder.evaluate(reply, subject=args.subject, seed=args.seed)
-    data = evaluation.to_dict()
-    if args.json:
-        print(json.dumps(data, indent=2, default=str))
-    else:
-        print_human(data)
-    if evaluation.status == "unavailable":
-        return EXIT_UNAVAILABLE
-    return EXIT_REJECTED if evaluation.status == "rejected" else 0
-
-
-def _f(value: Any, digits: int = 3) -> str:
-    return "  -  " if value is None else f"{value:.{digits}f}"
+    return report(evaluation, args.json, print_human)
 
 
 def print_human(data: dict[str, Any]) -> None:
@@ -68,7 +55,7 @@ def print_human(data: dict[str, Any]) -> None:
         print(f"  gate: {', '.join(data['gate']['violations'])}")
     for name, part in data["components"].items():
         weight = part.get("weight")
-        print(f"  {name:<7}{_f(part.get('raw'))} x {_f(weight, 2)} = "
-              f"{_f(part.get('contribution'), 4)}")
+        print(f"  {name:<7}{number(part.get('raw'))} x {number(weight, 2)} = "
+              f"{number(part.get('contribution'), 4)}")
     if env.get("critique"):
         print(f"  critique: {env['critique']}")

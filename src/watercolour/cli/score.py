@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -50,17 +51,24 @@ def run(args: argparse.Namespace) -> int:
     with Renderer() as renderer:
         rewarder = Rewarder(config, renderer=renderer)
         evaluation = rewarder.evaluate(reply, subject=args.subject, seed=args.seed)
+    return report(evaluation, args.json, print_human)
+
+
+def report(evaluation: Any, as_json: bool, human: Callable[[dict[str, Any]], None]) -> int:
+    """Print a scored rollout (JSON or ``human``) and return the verb's exit code: 0 scored,
+    1 rejected, 3 unavailable (``score`` and ``client`` alike)."""
     data = evaluation.to_dict()
-    if args.json:
+    if as_json:
         print(json.dumps(data, indent=2, default=str))
     else:
-        print_human(data)
+        human(data)
     if evaluation.status == "unavailable":
         return EXIT_UNAVAILABLE
     return EXIT_REJECTED if evaluation.status == "rejected" else 0
 
 
-def _f(value: Any, digits: int = 3) -> str:
+def number(value: Any, digits: int = 3) -> str:
+    """A score for people: ``digits`` decimals, or a dash for a missing one."""
     return "  -  " if value is None else f"{value:.{digits}f}"
 
 
@@ -80,14 +88,14 @@ def print_human(data: dict[str, Any]) -> None:
         "judge": (f"{c['judge'].get('wins')}/{c['judge'].get('answered')} wins of "
                   f"{c['judge'].get('asked')} asked; {c['judge'].get('backend')}"
                   if c["judge"].get("called") else "not asked"),
-        "hps": (f"mu {_f(c['hps'].get('mu'))}; {c['hps'].get('backend')}"
+        "hps": (f"mu {number(c['hps'].get('mu'))}; {c['hps'].get('backend')}"
                 if c["hps"].get("called") else "not asked"),
         "gate": f"paint {data['gate']['paint_fraction']:.3f}, {data['gate']['n_shapes']} shapes",
     }
     for name in ("gate", "length", "judge", "hps"):
         part = c[name]
-        print(f"  {name:<7}{_f(part['raw'])} x {part['weight']:.2f} = "
-              f"{_f(part['contribution'], 4)}   {notes[name]}")
+        print(f"  {name:<7}{number(part['raw'])} x {part['weight']:.2f} = "
+              f"{number(part['contribution'], 4)}   {notes[name]}")
     refs = data.get("references")
     if refs:
         print(f"  references (seed {refs['seed']}): "
