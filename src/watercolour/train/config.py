@@ -32,12 +32,14 @@ from typing import Any
 from trl import GRPOConfig, TrlParser
 
 from watercolour.errors import InputError
+from watercolour.gates import MODES
 from watercolour.prompt import DEFAULT_SUBJECT
+from watercolour.rewards.mix import PRESETS
 
 DENSE_TARGET_MODULES: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj",
                                          "gate_proj", "up_proj", "down_proj")
 """The usual LoRA module list, written for dense attention + MLP models."""
-MIXES = ("hps-only", "hps-led", "judge-led")
+MIXES = tuple(PRESETS)
 
 
 @dataclass
@@ -106,8 +108,9 @@ class RunArguments:
             raise InputError(f"--mix must be one of {', '.join(MIXES)}, got {self.mix!r}")
         if self.prompt not in ("full", "short"):
             raise InputError(f"--prompt must be full or short, got {self.prompt!r}")
-        if self.gate_mode is not None and self.gate_mode not in ("library", "allowlist"):
-            raise InputError(f"--gate-mode must be library or allowlist, got {self.gate_mode!r}")
+        if self.gate_mode is not None and self.gate_mode not in MODES:
+            raise InputError(f"--gate-mode must be one of {', '.join(MODES)}, got "
+                             f"{self.gate_mode!r}")
         for name in ("lora_r", "lora_alpha", "references", "render_workers", "n_episodes"):
             if getattr(self, name) < 1:
                 raise InputError(f"--{name.replace('_', '-')} must be at least 1, got "
