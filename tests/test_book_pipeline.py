@@ -13,22 +13,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from notebook_support import MYST_HEADER
 
 from watercolour.book import pipeline
 from watercolour.book.sphinx_assets import unique_scripts
 
 ROOT = Path(__file__).resolve().parents[1]
-HEADER = textwrap.dedent("""\
-    ---
-    jupytext:
-      text_representation:
-        format_name: myst
-    kernelspec:
-      display_name: Python 3
-      language: python
-      name: python3
-    ---
-    """)
+HEADER = MYST_HEADER
 
 # A chapter that counts its executions and writes an artifact for the next one.
 MAKER = HEADER + textwrap.dedent("""\

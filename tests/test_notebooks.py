@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from notebook_support import MYST_HEADER
 
 from watercolour import notebooks
 from watercolour.notebooks import NotebookError
@@ -19,17 +20,8 @@ from watercolour.notebooks import NotebookError
 ROOT = Path(__file__).resolve().parents[1]
 MEDIUM = ROOT / "notebooks" / "01_the_medium.md"
 
-FAILING_CHAPTER = textwrap.dedent(
+FAILING_CHAPTER = MYST_HEADER + textwrap.dedent(
     """\
-    ---
-    jupytext:
-      text_representation:
-        format_name: myst
-    kernelspec:
-      display_name: Python 3
-      language: python
-      name: python3
-    ---
 
     # A chapter that fails
 
