@@ -51,7 +51,7 @@ def grpo_step_4b(completion_tokens: int, work: Path) -> dict:
 
     from watercolour.prompt import messages
     from watercolour.train.config import TrainArguments
-    from watercolour.train.tiny import build_tokenizer
+    from watercolour.train.tiny import build_placeholder_tokenizer as build_tokenizer
     from watercolour.train.trainer import WatercolourGRPOTrainer
 
     model, _ = _random_model("Qwen/Qwen3.5-4B")

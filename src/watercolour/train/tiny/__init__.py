@@ -1,0 +1,27 @@
+"""Tiny models that run the training program on a CPU, built here without a download.
+
+- ``builtin:tiny-painter`` (:mod:`.warm_start`): the tiny painter, a ~4M-parameter Qwen3 with a
+  tokenizer trained on compact sketches (:mod:`.sketches`, :mod:`.tokenizer`), warm-started by
+  SFT and cached. A small model that proves the loop, not a painter to admire.
+- ``builtin:tiny-qwen3`` (:mod:`.placeholder`): a random ~0.1M-parameter Qwen3 for plumbing
+  tests (it mostly writes text the gate rejects).
+"""
+
+from watercolour.train.tiny.placeholder import (
+    BUILTIN,
+    build_tiny_qwen3,
+    imprint,
+    tiny_config,
+)
+from watercolour.train.tiny.placeholder import build_tokenizer as build_placeholder_tokenizer
+from watercolour.train.tiny.sketches import CompactSketch, compact_sketch, compact_sketches
+from watercolour.train.tiny.warm_start import (
+    BUILTIN_PAINTER,
+    WarmStartConfig,
+    model_config,
+    warm_start,
+)
+
+__all__ = ["BUILTIN", "BUILTIN_PAINTER", "CompactSketch", "WarmStartConfig",
+           "build_placeholder_tokenizer", "build_tiny_qwen3", "compact_sketch",
+           "compact_sketches", "imprint", "model_config", "tiny_config", "warm_start"]
