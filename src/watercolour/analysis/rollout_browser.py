@@ -1,6 +1,7 @@
 """An ipywidgets browser of a run's rollouts: sort by step or reward, filter by status and
-violation, and see each rollout's render, reward breakdown and sketch beside the rest of its
-group. Works offline (the widget JavaScript the book needs is vendored in ``book/_widgets``).
+violation, and see each rollout's render, reward breakdown (each term's raw value, weight and
+contribution) and sketch beside the rest of its group. Works offline (the widget JavaScript
+the book needs is vendored in ``book/_widgets``).
 
     from watercolour.analysis import RolloutBrowser
     RolloutBrowser.from_path("runs/x/rollouts").widget
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from watercolour.analysis.rollouts import read_rollouts, rollout_png
+from watercolour.analysis.rollouts import read_rollouts, reward_breakdown, rollout_png
 
 SORTS = {"step": (["step", "index"], True), "reward, highest first": (["reward"], False),
          "reward, lowest first": (["reward"], True)}
@@ -84,9 +85,12 @@ class RolloutBrowser:
             return
         row = self.rollouts.loc[number]
         self.image.value = rollout_png(row.get("png"), self.source) or b""
-        components = row.get("components")
-        terms = "".join(f"<tr><td>{html.escape(str(k))}</td><td>{_fmt(v)}</td></tr>"
-                        for k, v in (components.items() if isinstance(components, dict) else []))
+        terms = "".join(
+            f"<tr><td>{html.escape(t['term'])}</td><td>{_fmt(t['raw'])}</td>"
+            f"<td>{_fmt(t['weight'])}</td><td>{_fmt(t['contribution'])}</td></tr>"
+            for t in reward_breakdown(row))
+        if terms:
+            terms = "<tr><th>term</th><th>raw</th><th>weight</th><th>adds</th></tr>" + terms
         self.details.value = (
             f"<b>{html.escape(_label(row))}</b><br>seed {row.get('seed')}, paint "
             f"{_fmt(row.get('paint_fraction'))}, shapes {row.get('n_shapes')}<br>violations: "
