@@ -9,7 +9,9 @@ the book needs is vendored in ``book/_widgets``).
 
 from __future__ import annotations
 
+import functools
 import html
+import io
 import os
 from pathlib import Path
 
@@ -80,11 +82,11 @@ class RolloutBrowser:
         import ipywidgets as w
 
         if number is None:
-            self.image.value, self.details.value, self.sketch.value = b"", "no rollout", ""
+            self.image.value, self.details.value, self.sketch.value = no_picture(), "no rollout", ""
             self.group.children = ()
             return
         row = self.rollouts.loc[number]
-        self.image.value = rollout_png(row.get("png"), self.source) or b""
+        self.image.value = rollout_png(row.get("png"), self.source) or no_picture()
         terms = "".join(
             f"<tr><td>{html.escape(t['term'])}</td><td>{_fmt(t['raw'])}</td>"
             f"<td>{_fmt(t['weight'])}</td><td>{_fmt(t['contribution'])}</td></tr>"
@@ -102,7 +104,8 @@ class RolloutBrowser:
         for key in keys:
             same = same[same[key] == row[key]]
         self.group.children = tuple(
-            w.VBox([w.Image(value=rollout_png(r.get("png"), self.source) or b"", format="png",
+            w.VBox([w.Image(value=rollout_png(r.get("png"), self.source) or no_picture(),
+                            format="png",
                             layout=w.Layout(width="128px", height="128px")),
                     w.HTML(f"#{r.get('index')} · {_fmt(r.get('reward'))}")])
             for _, r in same.sort_values([c for c in ["index"] if c in same]).iterrows())
@@ -111,6 +114,20 @@ class RolloutBrowser:
         if "violations" not in self.rollouts:
             return []
         return sorted({n for v in self.rollouts["violations"] for n in _names(v)})
+
+
+@functools.cache
+def no_picture(size: int = 128) -> bytes:
+    """The PNG shown for a rollout without a render (a refused sketch is never painted): a grey
+    square that says so, never an empty image."""
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", (size, size), (236, 236, 236))
+    ImageDraw.Draw(image).text((size // 2, size // 2), "no picture", fill=(120, 120, 120),
+                               anchor="mm")
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
 
 
 def _names(violations: object) -> list[str]:
