@@ -188,3 +188,16 @@ def test_the_built_rollouts_page_and_its_gallery_pass_the_page_check(tmp_path):
     assert reports["notebooks/09_rollouts.html"].figures >= 3
     assert reports["notebooks/09_rollouts.html"].widgets >= 1
     assert reports["rollouts/index.html"].js_errors == []
+
+
+def test_the_browser_shows_the_breakdown_and_a_placeholder_for_a_refused_sketch(tmp_path):
+    from watercolour.analysis import RolloutBrowser
+    from watercolour.analysis.rollout_browser import no_picture
+
+    browser = RolloutBrowser.from_path(_run(tmp_path))
+    assert browser.choice.options[0][0] == "step 0 · #0 · 0.000 · rejected"
+    assert browser.image.value == no_picture()  # refused: never painted, never an empty image
+    browser.sort.value = "reward, highest first"
+    assert browser.image.value == _png(20 * 2 + 5 * 3)
+    assert "<td>hps</td><td>0.500</td><td>0.900</td><td>0.450</td>" in browser.details.value
+    assert no_picture() in [box.children[0].value for box in browser.group.children]
