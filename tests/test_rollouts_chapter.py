@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import shutil
 import textwrap
@@ -201,3 +202,15 @@ def test_the_browser_shows_the_breakdown_and_a_placeholder_for_a_refused_sketch(
     assert browser.image.value == _png(20 * 2 + 5 * 3)
     assert "<td>hps</td><td>0.500</td><td>0.900</td><td>0.450</td>" in browser.details.value
     assert no_picture() in [box.children[0].value for box in browser.group.children]
+
+
+def test_the_landing_page_lists_every_chapter_and_the_planned_smoke_run():
+    index = (ROOT / "book" / "index.md").read_text()
+    for chapter in notebooks.list_chapters(ROOT):
+        if chapter.part is not None:  # the root page is the landing page itself
+            rel = os.path.relpath(chapter.path, ROOT / "book")
+            assert f"]({rel})" in index, rel
+    assert "A scaled smoke run" in index and "06_scaled_smoke_run.md" in index
+    assert "notebooks/06_scaled_smoke_run" in (ROOT / "_toc.yml").read_text()
+    pictures = re.findall(r"!\[[^]]*\]\((images/[^)]+)\)", index)
+    assert len(pictures) >= 4 and all((ROOT / "book" / p).is_file() for p in pictures)
