@@ -14,7 +14,8 @@ CHAPTER = ROOT / "notebooks" / "03_environment_and_gates.md"
 
 
 def test_gates_chapter_declares_its_parameters():
-    assert set(notebooks.notebook_parameters(CHAPTER)) == {"only", "seed", "subject", "out_dir"}
+    assert set(notebooks.notebook_parameters(CHAPTER)) == {"only", "seed", "subject", "out_dir",
+                                                            "mode", "package"}
 
 
 @pytest.mark.browser

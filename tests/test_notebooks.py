@@ -70,7 +70,8 @@ def test_list_chapters_names_a_missing_page(tmp_path):
 
 
 def test_medium_declares_its_parameters():
-    assert set(notebooks.notebook_parameters(MEDIUM)) == {"n_examples", "seed", "out_dir"}
+    assert set(notebooks.notebook_parameters(MEDIUM)) == {"mode", "n_examples", "seed", "out_dir",
+                                                          "package"}
 
 
 def test_chapters_run_in_this_environment():

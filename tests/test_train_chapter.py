@@ -16,7 +16,7 @@ CHAPTER = ROOT / "notebooks" / "07_full_run.md"
 
 def test_the_chapter_declares_its_parameters():
     assert set(notebooks.notebook_parameters(CHAPTER)) == {"recipe", "mixes", "window",
-                                                           "out_dir"}
+                                                           "out_dir", "mode", "package"}
 
 
 def test_the_chapter_is_in_the_table_of_contents():

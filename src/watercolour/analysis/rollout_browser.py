@@ -1,6 +1,7 @@
 """An ipywidgets browser of a run's rollouts: sort by step or reward, filter by status and
-violation, and see each rollout's render, reward breakdown and sketch beside the rest of its
-group. Works offline (the widget JavaScript the book needs is vendored in ``book/_widgets``).
+violation, and see each rollout's render, reward breakdown (each term's raw value, weight and
+contribution) and sketch beside the rest of its group. Works offline (the widget JavaScript
+the book needs is vendored in ``book/_widgets``).
 
     from watercolour.analysis import RolloutBrowser
     RolloutBrowser.from_path("runs/x/rollouts").widget
@@ -8,13 +9,15 @@ group. Works offline (the widget JavaScript the book needs is vendored in ``book
 
 from __future__ import annotations
 
+import functools
 import html
+import io
 import os
 from pathlib import Path
 
 import pandas as pd
 
-from watercolour.analysis.rollouts import read_rollouts, rollout_png
+from watercolour.analysis.rollouts import read_rollouts, reward_breakdown, rollout_png
 
 SORTS = {"step": (["step", "index"], True), "reward, highest first": (["reward"], False),
          "reward, lowest first": (["reward"], True)}
@@ -79,14 +82,17 @@ class RolloutBrowser:
         import ipywidgets as w
 
         if number is None:
-            self.image.value, self.details.value, self.sketch.value = b"", "no rollout", ""
+            self.image.value, self.details.value, self.sketch.value = no_picture(), "no rollout", ""
             self.group.children = ()
             return
         row = self.rollouts.loc[number]
-        self.image.value = rollout_png(row.get("png"), self.source) or b""
-        components = row.get("components")
-        terms = "".join(f"<tr><td>{html.escape(str(k))}</td><td>{_fmt(v)}</td></tr>"
-                        for k, v in (components.items() if isinstance(components, dict) else []))
+        self.image.value = rollout_png(row.get("png"), self.source) or no_picture()
+        terms = "".join(
+            f"<tr><td>{html.escape(t['term'])}</td><td>{_fmt(t['raw'])}</td>"
+            f"<td>{_fmt(t['weight'])}</td><td>{_fmt(t['contribution'])}</td></tr>"
+            for t in reward_breakdown(row))
+        if terms:
+            terms = "<tr><th>term</th><th>raw</th><th>weight</th><th>adds</th></tr>" + terms
         self.details.value = (
             f"<b>{html.escape(_label(row))}</b><br>seed {row.get('seed')}, paint "
             f"{_fmt(row.get('paint_fraction'))}, shapes {row.get('n_shapes')}<br>violations: "
@@ -98,7 +104,8 @@ class RolloutBrowser:
         for key in keys:
             same = same[same[key] == row[key]]
         self.group.children = tuple(
-            w.VBox([w.Image(value=rollout_png(r.get("png"), self.source) or b"", format="png",
+            w.VBox([w.Image(value=rollout_png(r.get("png"), self.source) or no_picture(),
+                            format="png",
                             layout=w.Layout(width="128px", height="128px")),
                     w.HTML(f"#{r.get('index')} · {_fmt(r.get('reward'))}")])
             for _, r in same.sort_values([c for c in ["index"] if c in same]).iterrows())
@@ -107,6 +114,20 @@ class RolloutBrowser:
         if "violations" not in self.rollouts:
             return []
         return sorted({n for v in self.rollouts["violations"] for n in _names(v)})
+
+
+@functools.cache
+def no_picture(size: int = 128) -> bytes:
+    """The PNG shown for a rollout without a render (a refused sketch is never painted): a grey
+    square that says so, never an empty image."""
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", (size, size), (236, 236, 236))
+    ImageDraw.Draw(image).text((size // 2, size // 2), "no picture", fill=(120, 120, 120),
+                               anchor="mm")
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
 
 
 def _names(violations: object) -> list[str]:

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from watercolour.analysis.rollouts import read_rollouts, rollout_png
+from watercolour.analysis.rollouts import read_rollouts, reward_breakdown, rollout_png
 from watercolour.io import write_bytes_atomic, write_text_atomic
 
 COLUMNS = ("step", "group", "index", "reward", "status", "paint_fraction", "n_shapes")
@@ -85,9 +85,9 @@ def _row(row: dict[str, Any], image: str | None) -> str:
     data = " ".join(f'data-{c}="{html.escape(_text(row.get(c)))}"' for c in COLUMNS)
     picture = f'<img src="{image}" alt="rollout render">' if image else "no picture"
     cells = "".join(f"<td>{html.escape(_shown(row.get(c)))}</td>" for c in COLUMNS)
-    components = row.get("components")
-    terms = ", ".join(f"{k} {_shown(v)}" for k, v in components.items()) if isinstance(
-        components, dict) else _shown(components)
+    terms = ", ".join(f"{t['term']} {_shown(t['raw'])}" + (
+        f" ×{_shown(t['weight'])} = {_shown(t['contribution'])}" if t["weight"] is not None
+        else "") for t in reward_breakdown(row))
     violations = row.get("violations")
     if violations is not None and not isinstance(violations, str):
         violations = ", ".join(str(v) for v in list(violations))

@@ -120,3 +120,28 @@ def rollout_png(value: Any, source: str | os.PathLike[str]) -> bytes | None:
         if data.startswith(b"\x89PNG"):
             return data
     return None
+
+
+def reward_breakdown(row: Any) -> list[dict[str, Any]]:
+    """A rollout's reward, term by term: ``{"term", "raw", "weight", "contribution"}`` each,
+    from its ``breakdown`` (the environment's record, JSON text or a dict) when it has one,
+    else from ``components`` (raw values only; weight and contribution ``None``)."""
+    import json
+
+    get = row.get if hasattr(row, "get") else (lambda _k, _d=None: None)
+    record = get("breakdown", None)
+    if isinstance(record, str) and record:
+        try:
+            record = json.loads(record)
+        except ValueError:
+            record = None
+    terms = record.get("components") if isinstance(record, dict) else None
+    if isinstance(terms, dict) and terms:
+        return [{"term": str(name), "raw": t.get("raw"), "weight": t.get("weight"),
+                 "contribution": t.get("contribution")}
+                for name, t in terms.items() if isinstance(t, dict)]
+    components = get("components", None)
+    if isinstance(components, dict):
+        return [{"term": str(k), "raw": v, "weight": None, "contribution": None}
+                for k, v in components.items()]
+    return []

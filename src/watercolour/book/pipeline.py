@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from watercolour import notebooks
+from watercolour.book import colab
 from watercolour.errors import InputError, SetupError
 from watercolour.io import write_json_atomic, write_text_atomic
 
@@ -39,6 +40,7 @@ RESULT_KEYS = {
     "06_smoke_run": "smoke",
     "07_full_run": "train",
     "08_analysis_of_a_run": "analysis",
+    "09_rollouts": "rollouts",
 }
 """Chapter -> the folder under ``RUN/results/`` it writes to (its ``out_dir``); a chapter not
 listed writes to a folder named after it."""
@@ -47,9 +49,14 @@ LINKS: dict[str, dict[str, tuple[str, ...]]] = {
     "05_reward_components": {"pool": ("pool/build",)},
     "08_analysis_of_a_run": {"curve": ("train/curve.csv", "smoke/curve.csv"),
                              "rollouts": ("train/rollouts", "smoke/rollouts")},
+    "09_rollouts": {"rollouts": ("smoke/rollouts", "train/rollouts")},
 }
 """Chapter -> parameter -> candidate artifacts (relative to ``RUN/results/``) from earlier
 chapters: the first that exists when the chapter starts is passed; none: its default stays."""
+
+PUBLISHED = {"rollouts/gallery": "rollouts"}
+"""Folders of chapter results (relative to ``RUN/results/``) copied into the built HTML
+(relative to its root): the static rollout gallery opens at ``html/rollouts/index.html``."""
 
 BUILD_FOLDER = "book"
 """Under the run folder: the book source the HTML is built from (executed notebooks)."""
@@ -77,11 +84,12 @@ def is_notebook_page(path: Path) -> bool:
 def chapter_parameters(chapter: Path, run_dir: Path, mode: str,
                        overrides: Mapping[str, Any] | None = None,
                        links: Mapping[str, Mapping[str, tuple[str, ...]]] = LINKS,
-                       common: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                       common: Mapping[str, Any] | None = None,
+                       package: str | None = None) -> dict[str, Any]:
     """The parameters the pipeline passes a chapter: its ``out_dir`` under ``RUN/results/``,
-    the ``mode``, the artifacts of earlier chapters (``links``) that exist, then ``common``
-    (for every chapter) and ``overrides`` (for this one). Only parameters the chapter declares
-    are passed."""
+    the ``mode``, ``package`` (its install cell's pip requirement, when given), the artifacts
+    of earlier chapters (``links``) that exist, then ``common`` (for every chapter) and
+    ``overrides`` (for this one). Only parameters the chapter declares are passed."""
     declared = notebooks.notebook_parameters(chapter)
     results = run_dir / "results"
     params: dict[str, Any] = {}
@@ -89,6 +97,8 @@ def chapter_parameters(chapter: Path, run_dir: Path, mode: str,
         params["out_dir"] = str(results / RESULT_KEYS.get(chapter.stem, chapter.stem))
     if "mode" in declared:
         params["mode"] = mode
+    if "package" in declared and package:
+        params["package"] = package
     for name, candidates in links.get(chapter.stem, {}).items():
         found = next((results / c for c in candidates if (results / c).exists()), None)
         if name in declared and found is not None:
@@ -148,11 +158,13 @@ def run_chapters(
     unused = sorted(set(common or {}) - declared_anywhere)
     if unused:
         raise InputError(f"no chapter declares parameter(s) {', '.join(unused)}")
+    repository = colab.repository_url(base)
+    package = colab.install_requirement(repository) if repository else None
     runs: list[ChapterRun] = []
     manifest = run / "run.json"
     for number, chapter in enumerate(selected, 1):
         params = chapter_parameters(chapter, run, mode, overrides.get(chapter.stem), links,
-                                    common)
+                                    common, package)
         record = ChapterRun(chapter=chapter.relative_to(base).as_posix(), executed=None,
                             parameters=params)
         runs.append(record)
@@ -180,9 +192,10 @@ def build_html(root: str | os.PathLike[str], run_dir: str | os.PathLike[str],
 
     Lays out ``RUN/book/``: the book's ``_config.yml`` (execution off), ``_toc.yml``, its prose
     pages and front matter, and each executed chapter as ``notebooks/<stem>.ipynb`` (links to
-    ``<stem>.md`` follow it); a chapter the run did not execute is left out of the table of
-    contents. Runs ``jupyter-book build`` there into ``out`` (default ``RUN/_build``; the HTML
-    lands in ``<out>/html``) and returns the HTML folder."""
+    ``<stem>.md`` follow it, and its Colab badge points at it on Colab); a chapter the run did
+    not execute is left out of the table of contents; the :data:`PUBLISHED` result folders are
+    copied into the HTML. Runs ``jupyter-book build`` there into ``out`` (default
+    ``RUN/_build``; the HTML lands in ``<out>/html``) and returns the HTML folder."""
     import yaml
 
     base = Path(root).resolve()
@@ -202,6 +215,7 @@ def build_html(root: str | os.PathLike[str], run_dir: str | os.PathLike[str],
         else:
             shutil.copy2(base / top, source / top)
     stems = {p.stem for p in executed}
+    repository = colab.repository_url(base)
     for page in source.rglob("*.md"):
         page.write_text(_relink(page.read_text(encoding="utf-8"), stems), encoding="utf-8")
     dropped = set()
@@ -212,11 +226,21 @@ def build_html(root: str | os.PathLike[str], run_dir: str | os.PathLike[str],
             nb = json.loads(executed[rel].read_text(encoding="utf-8"))
             _fold_injected_parameters(nb)
             _relink_cells(nb, stems)
+            if repository:
+                _point_badges(nb, colab.colab_url(repository, rel.with_suffix(".ipynb")
+                                                  .as_posix()))
             write_text_atomic(source / rel.with_suffix(".ipynb"), json.dumps(nb, indent=1))
         elif is_notebook_page(chapter.path):
             dropped.add(rel.with_suffix("").as_posix())
     config = yaml.safe_load((base / "_config.yml").read_text(encoding="utf-8"))
     config.setdefault("execute", {})["execute_notebooks"] = "off"
+    extra = source / "_extra"
+    for results_folder, html_folder in PUBLISHED.items():
+        if (run / "results" / results_folder).is_dir():
+            shutil.copytree(run / "results" / results_folder, extra / html_folder)
+    if extra.is_dir():
+        sphinx_config = config.setdefault("sphinx", {}).setdefault("config", {})
+        sphinx_config["html_extra_path"] = [*sphinx_config.get("html_extra_path", []), "_extra"]
     write_text_atomic(source / "_config.yml", yaml.safe_dump(config, sort_keys=False))
     toc = yaml.safe_load((base / "_toc.yml").read_text(encoding="utf-8"))
     write_text_atomic(source / "_toc.yml", yaml.safe_dump(_drop_from_toc(toc, dropped),
@@ -262,6 +286,15 @@ def _relink_cells(nb: dict, stems: set[str]) -> None:
             source = cell["source"]
             text = "".join(source) if isinstance(source, list) else source
             cell["source"] = _relink(text, stems)
+
+
+def _point_badges(nb: dict, url: str) -> None:
+    """The chapter's Colab badge (a link to :data:`colab.COLAB`) -> its own notebook on Colab."""
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") == "markdown":
+            source = cell["source"]
+            text = "".join(source) if isinstance(source, list) else source
+            cell["source"] = text.replace(f"]({colab.COLAB})", f"]({url})")
 
 
 def _drop_from_toc(toc: dict, dropped: set[str]) -> dict:
