@@ -10,7 +10,8 @@ is the pool, as a person's judge's is, and it cannot be pleased beyond the pool:
                            - sum_g c_g * out_of_range_g(x)        stay inside the pool's range
                            - sum_g d_g * other_subject_g(x)       not another subject
 
-``z`` are the whole-picture paint statistics (:mod:`watercolour.rewards.features`),
+``z`` are the whole-picture paint statistics (:mod:`watercolour.rewards.features`, among
+them how near the picture is to each weak variant the pool critic names, and its score),
 standardised and **clipped to the range the pool's paintings span**, so no statistic pays
 beyond the best the pool shows (more hues, more chroma, more contrast stop paying at the
 pool's edge). The other terms are distances, so they can only cost: for every group ``g`` of
@@ -40,6 +41,9 @@ winners: :mod:`watercolour.rewards.redteam`); each painting above its own degrad
 form-destroyed copies (so strewing confetti over a painting never pays); and, where the pool
 has several subjects, a ``love`` painting of a subject above paintings of other subjects,
 asked about that subject.
+
+A fit is cached on disk by :meth:`PoolFittedJudge.fit_cached`, keyed by :func:`fit_key` (the
+pool's content, the fit's settings, :data:`MODEL_VERSION` and the features' version).
 
 On a starter pool tiered by the synthetic rule (:mod:`watercolour.pool.tiers`), the held-out
 love/okay accuracy is partly circular; on a pool a person rated it measures how much of that
@@ -72,9 +76,9 @@ from watercolour.rewards.negatives import abstract_negatives, form_negatives
 from watercolour.rewards.references import ReferencePool
 
 L2 = 0.01
-"""Ridge penalty on the weights (the loss is a weighted mean over pairs). 0.001 raises the
-starter pool's held-out love/okay accuracy from 0.81 to 0.86 but lets a painting with
-confetti beat the painting (``benchmarks/reward_robustness.py``); robustness comes first."""
+"""Ridge penalty on the weights (the loss is a weighted mean over pairs). Lighter ridges
+(0.001) let a painting with confetti beat the painting (``benchmarks/reward_robustness.py``);
+the weak-variant features, not a lighter ridge, lift the held-out love/okay accuracy."""
 K_NEAREST = 3
 """Neighbours averaged in each distance term."""
 GROUP_NAMES: tuple[str, ...] = ("stats", *GROUPS)
