@@ -3,7 +3,8 @@ pool of references, the pairwise judge and the preference scorer. The rewarder, 
 chapters build them here, so the choice is made in one place:
 
 - the judge: :class:`~watercolour.rewards.judge.openai_judge.OpenAIJudge` when a base URL or an
-  Inference Provider is configured, else the pool-fitted offline judge;
+  Inference Provider is configured, else the pool-fitted offline judge (its fit cached in
+  ``judge_cache``, ``WATERCOLOUR_JUDGE_CACHE``, per pool content and version);
 - the scorer: the HPSv3 service's client when ``hps_url`` is set, else the offline aesthetic
   scorer with bands fitted to the pool's ``love`` tier (its built-in bands without a pool);
 - the pool: the configured one (``WATERCOLOUR_POOL``), else ``runs/pool`` when it exists;
@@ -57,7 +58,7 @@ def make_judge(config: RewardConfig, pool: ReferencePool) -> PairwiseJudge:
                            max_concurrency=config.judge_concurrency)
     from watercolour.rewards.judge.offline_judge import PoolFittedJudge
 
-    return PoolFittedJudge.fit(pool)
+    return PoolFittedJudge.fit_cached(pool, config.judge_cache or None)
 
 
 def make_scorer(config: RewardConfig, pool: ReferencePool | None = None) -> PreferenceScorer:

@@ -13,6 +13,8 @@ variable                              meaning
 ``WATERCOLOUR_REFERENCES``            references per group
 ``WATERCOLOUR_JUDGE``                 ``auto`` | ``pool-fitted`` | ``openai`` (auto: openai
                                       when a base URL or provider is set)
+``WATERCOLOUR_JUDGE_CACHE``           fitted pool-fitted judges (default ``runs/judge-cache``;
+                                     empty: fit at every start)
 ``WATERCOLOUR_JUDGE_MODEL``           the judge's model
 ``WATERCOLOUR_JUDGE_BASE_URL``        an OpenAI-compatible ``/v1`` endpoint
 ``WATERCOLOUR_JUDGE_PROVIDER``        an Inference Provider (``auto``, ``novita``, ...)
@@ -59,6 +61,9 @@ class RewardConfig:
                               help="references per group")
     judge: str = setting("auto", env="WATERCOLOUR_JUDGE", choices=JUDGES,
                          help="auto: openai when a base URL or provider is set")
+    judge_cache: str | None = setting(
+        "runs/judge-cache", env="WATERCOLOUR_JUDGE_CACHE",
+        help="folder of fitted pool-fitted judges, keyed by pool and version (empty: none)")
     judge_model: str = setting(DEFAULT_MODEL, env="WATERCOLOUR_JUDGE_MODEL",
                                help="the judge's vision model")
     judge_base_url: str | None = setting(None, env="WATERCOLOUR_JUDGE_BASE_URL",

@@ -31,18 +31,42 @@ import numpy as np
 from PIL import Image
 
 from watercolour.gates.image import measure_rgb
+from watercolour.pool.critic import (
+    ISSUE_PENALTY,
+    THRESHOLDS,
+    issues_from_measurements,
+    score_measurements,
+)
 from watercolour.pool.measure import painting_measures as pool_measure
 from watercolour.render.paint import decode_rgb
 
 SIDE = 256
+ISSUE_EDGES: dict[str, tuple[str, float, int]] = {
+    "sparse": ("paint_fraction", THRESHOLDS["sparse"], -1),
+    "crowded": ("paint_fraction", THRESHOLDS["crowded"], 1),
+    "off_centre": ("centre_offset", THRESHOLDS["off_centre"], 1),
+    "edge": ("edge_paint", THRESHOLDS["edge"], 1),
+    "muddy": ("paint_chroma", THRESHOLDS["muddy"], -1),
+    "dark": ("paint_luminance", THRESHOLDS["dark"], -1),
+    "flat": ("tonal_range", THRESHOLDS["flat"], -1),
+    "faint": ("depth", THRESHOLDS["faint_depth"], -1),
+}
+"""The weak variants a pool's ``okay`` tier holds, as (measurement, the pool critic's
+threshold, the side the flaw lies on: -1 below, +1 above)."""
+ISSUE_BAND = 0.3
+"""``near_<issue>`` ramps from 0 at ``threshold * (1 + ISSUE_BAND)`` on the good side to 1 at
+``threshold * (1 - ISSUE_BAND)`` on the flawed side."""
 """Pictures are resized to this square before measuring."""
 
 FEATURES: tuple[str, ...] = (
     "paint_fraction", "paint_luminance", "paint_chroma", "depth", "tonal_range",
     "centre_offset", "edge_paint", "shape_edges", "speck_fraction", "saturation",
     "hue_spread", "softness", "texture", "translucency",
+    *(f"near_{issue}" for issue in ISSUE_EDGES), "critic_score",
 )
 """The measurements, in the order of :func:`statistics_vector`."""
+FEATURE_VERSION = 2
+"""Bumped whenever a measurement changes (fitted judges cached on disk are keyed by it)."""
 
 _CACHE: OrderedDict[str, dict[str, float]] = OrderedDict()
 _CACHE_SIZE = 4096
@@ -77,6 +101,7 @@ def paint_statistics(png: bytes) -> dict[str, float]:
     out["shape_edges"] = gate.shape_edges
     out["speck_fraction"] = gate.speck_fraction
     out.update(_extra(rgb, gate.paper))
+    out.update(critic_terms(out))
     with _LOCK:
         _CACHE[key] = dict(out)
         if len(_CACHE) > _CACHE_SIZE:
@@ -88,6 +113,20 @@ def statistics_vector(png: bytes) -> np.ndarray:
     """:func:`paint_statistics` as a vector, in :data:`FEATURES` order."""
     m = paint_statistics(png)
     return np.array([m[name] for name in FEATURES], dtype=np.float64)
+
+
+def critic_terms(m: dict[str, float]) -> dict[str, float]:
+    """How near each weak variant of :data:`ISSUE_EDGES` a picture is (0..1, see
+    :data:`ISSUE_BAND`) and the pool critic's score (0..1, its issue penalty included):
+    the flaws that separate a pool's ``okay`` paintings from its ``love`` ones, measured
+    directly and bounded."""
+    out = {}
+    for issue, (name, threshold, side) in ISSUE_EDGES.items():
+        into = side * (m[name] - threshold) / (ISSUE_BAND * threshold)  # > 0: flawed side
+        out[f"near_{issue}"] = float(min(1.0, max(0.0, 0.5 + 0.5 * into)))
+    penalty = ISSUE_PENALTY ** len(issues_from_measurements(m))
+    out["critic_score"] = float(score_measurements(m)[0] * penalty)
+    return out
 
 
 def _extra(rgb: np.ndarray, paper: tuple[int, int, int]) -> dict[str, float]:

@@ -10,7 +10,8 @@ is the pool, as a person's judge's is, and it cannot be pleased beyond the pool:
                            - sum_g c_g * out_of_range_g(x)        stay inside the pool's range
                            - sum_g d_g * other_subject_g(x)       not another subject
 
-``z`` are the whole-picture paint statistics (:mod:`watercolour.rewards.features`),
+``z`` are the whole-picture paint statistics (:mod:`watercolour.rewards.features`, among
+them how near the picture is to each weak variant the pool critic names, and its score),
 standardised and **clipped to the range the pool's paintings span**, so no statistic pays
 beyond the best the pool shows (more hues, more chroma, more contrast stop paying at the
 pool's edge). The other terms are distances, so they can only cost: for every group ``g`` of
@@ -41,6 +42,9 @@ form-destroyed copies (so strewing confetti over a painting never pays); and, wh
 has several subjects, a ``love`` painting of a subject above paintings of other subjects,
 asked about that subject.
 
+A fit is cached on disk by :meth:`PoolFittedJudge.fit_cached`, keyed by :func:`fit_key` (the
+pool's content, the fit's settings, :data:`MODEL_VERSION` and the features' version).
+
 On a starter pool tiered by the synthetic rule (:mod:`watercolour.pool.tiers`), the held-out
 love/okay accuracy is partly circular; on a pool a person rated it measures how much of that
 person's taste the measurements can express.
@@ -58,22 +62,23 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from PIL import Image
 
 from watercolour.pool.subjects import SUBJECTS
-from watercolour.rewards.features import FEATURES, normalise, statistics_vector
+from watercolour.rewards.features import FEATURE_VERSION, FEATURES, normalise, statistics_vector
 from watercolour.rewards.form import GROUPS, form_measures
 from watercolour.rewards.judge.base import Vote
 from watercolour.rewards.negatives import abstract_negatives, form_negatives
 from watercolour.rewards.references import ReferencePool
 
 L2 = 0.01
-"""Ridge penalty on the weights (the loss is a weighted mean over pairs). 0.001 raises the
-starter pool's held-out love/okay accuracy from 0.81 to 0.86 but lets a painting with
-confetti beat the painting (``benchmarks/reward_robustness.py``); robustness comes first."""
+"""Ridge penalty on the weights (the loss is a weighted mean over pairs). Lighter ridges
+(0.001) let a painting with confetti beat the painting (``benchmarks/reward_robustness.py``);
+the weak-variant features, not a lighter ridge, lift the held-out love/okay accuracy."""
 K_NEAREST = 3
 """Neighbours averaged in each distance term."""
 GROUP_NAMES: tuple[str, ...] = ("stats", *GROUPS)
@@ -93,6 +98,9 @@ KIND_WEIGHTS: dict[str, float] = {"tier": 2.0, "negative": 1.0, "copy": 1.0, "su
 """How much each kind of pair weighs in the fit (love above okay counts double: the other
 kinds are easy to satisfy together, the tiers are the pool's taste)."""
 _ARTICLES = {"a", "an", "the", "of", "some"}
+MODEL_VERSION = 2
+"""Bumped whenever the fit or the terms change (with :data:`FEATURE_VERSION`, it keys the
+cached fits: :meth:`PoolFittedJudge.fit_cached`)."""
 
 
 def subject_key(text: str | None) -> str | None:
@@ -434,6 +442,33 @@ class PoolFittedJudge:
         negs += generated_negatives(pngs, seed, synthetic, per_kind)
         return cls(fit_model(paintings, negs, l2, seed))
 
+    @classmethod
+    def fit_cached(cls, pool: ReferencePool, folder: str | Path | None,
+                   negatives: Iterable[bytes] | None = None, synthetic: bool = True,
+                   seed: int = 0, l2: float = L2, per_kind: int = FORM_NEGATIVES_PER_KIND
+                   ) -> PoolFittedJudge:
+        """:meth:`fit`, but read from ``folder`` when the same pool was fitted the same way
+        before (keyed by :func:`fit_key`); a fresh fit is written there atomically. A cache
+        file that cannot be read is fitted again and replaced. ``folder`` None: no cache."""
+        if folder is None:
+            return cls.fit(pool, negatives, synthetic, seed, l2, per_kind)
+        negatives = list(negatives or ())
+        key = fit_key(pool, negatives, synthetic, seed, l2, per_kind)
+        path = Path(folder) / f"pool-fitted-{key[:24]}.json"
+        try:
+            data = json.loads(path.read_text())
+            if data.get("key") == key:
+                return cls(FittedModel.from_dict(data["model"]))
+        except FileNotFoundError:
+            pass
+        except (OSError, ValueError, KeyError, TypeError):
+            pass  # a damaged or foreign file: fit again and replace it
+        judge = cls.fit(pool, negatives, synthetic, seed, l2, per_kind)
+        from watercolour.io import write_text_atomic
+
+        write_text_atomic(path, json.dumps({"key": key, "model": judge.model.to_dict()}))
+        return judge
+
     def quality(self, png: bytes, subject: str | None = "") -> float:
         """The latent quality of one picture as a painting of ``subject`` (only differences
         mean anything; the pool's own paintings are measured leave-one-out)."""
@@ -468,6 +503,28 @@ class PoolFittedJudge:
     @classmethod
     def from_json(cls, text: str) -> PoolFittedJudge:
         return cls(FittedModel.from_dict(json.loads(text)))
+
+
+def fit_key(pool: ReferencePool, negatives: Sequence[bytes] = (), synthetic: bool = True,
+            seed: int = 0, l2: float = L2, per_kind: int = FORM_NEGATIVES_PER_KIND) -> str:
+    """A hash of everything a fit depends on: the pool's paintings (id, tier, subject,
+    content), its negatives, the extra ``negatives``, the fit's arguments and settings, and
+    the versions of the measurements and of the model."""
+    h = hashlib.sha256()
+    config = {"feature_version": FEATURE_VERSION, "model_version": MODEL_VERSION,
+              "features": list(FEATURES), "groups": list(GROUP_NAMES), "k": K_NEAREST,
+              "kind_weights": KIND_WEIGHTS, "min_scale": MIN_SCALE, "newton": NEWTON_STEPS,
+              "synthetic_per_painting": SYNTHETIC_PER_PAINTING,
+              "max_synthetic": MAX_SYNTHETIC_SOURCES, "synthetic": synthetic, "seed": seed,
+              "l2": l2, "per_kind": per_kind}
+    h.update(json.dumps(config, sort_keys=True).encode())
+    for p in sorted(pool.paintings, key=lambda p: p.id):
+        h.update(json.dumps([p.id, p.tier, p.subject, _digest(p.png)]).encode())
+    for label, pngs in (("pool-negatives", pool.negatives), ("negatives", negatives)):
+        h.update(label.encode())
+        for png in pngs:
+            h.update(_digest(png).encode())
+    return h.hexdigest()
 
 
 # ---------------------------------------------------------------- held-out accuracy
