@@ -14,7 +14,8 @@ watercolour pool info runs/main/pool
 # no download; it does not learn yet: the tiny painter's warm start is its own issue), then the
 # analysis of the curve it wrote.
 rm -rf runs/main/tiny-cpu
-watercolour train --config tiny-cpu --max-steps 2 --out runs/main/tiny-cpu
+# the tiny painter: its warm start is built the first time (~10 min, cached), then GRPO steps
+watercolour train --config tiny-cpu --max-steps 3 --n-episodes 3 --pool runs/main/pool --out runs/main/tiny-cpu
 watercolour analyse runs/main/tiny-cpu/metrics.csv --rollouts runs/main/tiny-cpu/rollouts
 watercolour book run   # every chapter once (papermill), then the HTML from those notebooks
 watercolour book check # every page in headless Chromium: figures, no error outputs, no JS errors

@@ -49,7 +49,9 @@ class RunArguments:
     model_name_or_path: str = field(
         default="builtin:tiny-qwen3",
         metadata={"aliases": ["--model"], "help": "The policy: a Hub id (Qwen/Qwen3.5-35B-A3B), "
-                  "a local model folder, or builtin:tiny-qwen3 (a tiny random Qwen3 built "
+                  "a local model folder, builtin:tiny-painter (the tiny painter: a ~4M Qwen3 "
+                  "warm-started here on compact sketches, cached) or builtin:tiny-qwen3 (a "
+                  "tiny random Qwen3 for plumbing tests, built "
                   "from a config here, no download)."})
     lora: bool = field(default=False, metadata={
         "help": "Train LoRA adapters (PEFT) instead of every weight."})

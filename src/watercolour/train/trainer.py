@@ -29,7 +29,13 @@ from watercolour.io import write_json_atomic
 from watercolour.train.config import RunArguments, TrainArguments, resolved
 from watercolour.train.metrics import MetricsCSV
 from watercolour.train.rollouts import RolloutLog
-from watercolour.train.tiny import BUILTIN, build_tiny_qwen3
+from watercolour.train.tiny import (
+    BUILTIN,
+    BUILTIN_PAINTER,
+    WarmStartConfig,
+    build_tiny_qwen3,
+    warm_start,
+)
 
 VERSIONED = ("torch", "transformers", "trl", "peft", "accelerate", "datasets",
              "huggingface_hub", "trackio", "watercolour")
@@ -100,7 +106,10 @@ def dataset(run: RunArguments) -> Any:
 
 
 def resolve_model(run: RunArguments, out: Path, seed: int) -> str:
-    """A loadable model path or id (the builtin tiny Qwen3 is built into ``OUT``)."""
+    """A loadable model path or id (the builtin tiny Qwen3 is built into ``OUT``; the tiny
+    painter comes from its cache, built there the first time)."""
+    if run.model_name_or_path == BUILTIN_PAINTER:
+        return str(warm_start(WarmStartConfig.from_env()))
     if run.model_name_or_path == BUILTIN:
         return str(build_tiny_qwen3(out / "builtin-tiny-qwen3", seed=seed))
     return run.model_name_or_path

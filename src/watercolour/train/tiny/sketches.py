@@ -63,7 +63,7 @@ def _n(v: float) -> str:
 
 
 def _px(v: float) -> str:
-    return str(int(round(v)))
+    return str(round(v))
 
 
 def _outline(points: tuple[tuple[float, float], ...]) -> str:
@@ -188,8 +188,9 @@ def _greens(subj: Subject, pal: dict[str, str], variant: str,
     if subj.stem:
         lines += [f"  wash('{_paint(pal['stem'], variant)}', 190, 0.1);"]
         for x, y, s in flowers:
-            lines.append(f"  shape(LEAF, {_px(x)}, {_px(y)}, {_n(math.pi / 2 + rng.uniform(-0.12, 0.12))}"
-                         f", {_px(CANVAS_SIZE / 2 - y + 20)}, {_px(16 * s)}, 0.3);")
+            tilt = math.pi / 2 + rng.uniform(-0.12, 0.12)
+            lines.append(f"  shape(LEAF, {_px(x)}, {_px(y)}, {_n(tilt)}, "
+                         f"{_px(CANVAS_SIZE / 2 - y + 20)}, {_px(16 * s)}, 0.3);")
     leaves = rng.randint(*subj.leaves)
     if leaves:
         lines.append(f"  wash('{_paint(pal['leaf_light'], variant)}', 160, 0.25);")

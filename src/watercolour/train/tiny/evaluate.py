@@ -1,0 +1,136 @@
+"""How well a tiny painter writes sketches: sample replies with fixed seeds, score them with
+the reward the runs use (the allowlist gate, the embedded judge and scorer), count what the
+gate rejects and why.
+
+    python -m watercolour.train.tiny.evaluate MODEL_DIR --out results/tiny/sft-eval.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from watercolour.io import write_json_atomic
+from watercolour.prompt import DEFAULT_SUBJECT, user_prompt
+from watercolour.train.tiny.sketches import compact_sketches
+
+
+def sample_replies(model_dir: str | Path, subject: str = DEFAULT_SUBJECT, n: int = 64,
+                   seed: int = 0, max_new_tokens: int = 512, temperature: float = 1.0,
+                   batch: int = 8) -> list[str]:
+    """``n`` sampled replies to the request for ``subject`` (seeded: the same every time)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
+    tokenizer.padding_side = "left"
+    model = AutoModelForCausalLM.from_pretrained(str(model_dir)).eval()
+    prompt = tokenizer.apply_chat_template([{"role": "user", "content": user_prompt(subject)}],
+                                           tokenize=False, add_generation_prompt=True)
+    replies: list[str] = []
+    for start in range(0, n, batch):
+        torch.manual_seed(seed + start)
+        inputs = tokenizer([prompt] * min(batch, n - start), return_tensors="pt",
+                           add_special_tokens=False)
+        with torch.no_grad():
+            out = model.generate(**inputs, do_sample=True, temperature=temperature, top_p=1.0,
+                                 top_k=0, max_new_tokens=max_new_tokens,
+                                 eos_token_id=tokenizer.eos_token_id,
+                                 pad_token_id=tokenizer.pad_token_id)
+        new = out[:, inputs["input_ids"].shape[1]:]
+        replies += tokenizer.batch_decode(new, skip_special_tokens=True)
+    return replies
+
+
+def evaluate_model(model_dir: str | Path, rewarder: Any, subject: str = DEFAULT_SUBJECT,
+                   n: int = 64, seed: int = 0, group: int = 8,
+                   known: set[str] | None = None) -> dict[str, Any]:
+    """Sample ``n`` replies, score them in groups of ``group`` (group ``g`` draws references
+    with seed ``seed + g``), and summarise: gate pass rate, rejection reasons, rewards."""
+    started = time.perf_counter()
+    replies = sample_replies(model_dir, subject, n, seed)
+    sampled_s = time.perf_counter() - started
+    known = known if known is not None else set()
+    rows = []
+    for g in range(0, n, group):
+        for reply, ev in zip(replies[g:g + group],
+                             rewarder.evaluate_group(replies[g:g + group], subject=subject,
+                                                     seed=seed + g // group)):
+            verdict = ev.verdict
+            rows.append({"status": ev.status, "reward": ev.reward,
+                         "violations": list(verdict.violations) if verdict else [],
+                         "tokens_chars": len(reply),
+                         "copy_of_training_sketch": reply.strip() in known})
+    passed = [r for r in rows if r["status"] == "ok"]
+    reasons = collections.Counter(v.split(":")[0] for r in rows if r["status"] == "rejected"
+                                  for v in r["violations"][:1])
+    rewards = [r["reward"] for r in rows if r["reward"] is not None]
+    return {
+        "model": str(model_dir), "subject": subject, "samples": n, "seed": seed,
+        "gate_mode": rewarder.config.gate_mode, "mix": rewarder.config.mix.name,
+        "passed": len(passed), "pass_rate": round(len(passed) / n, 4),
+        "rejection_reasons": dict(reasons.most_common()),
+        "unavailable": sum(r["status"] == "unavailable" for r in rows),
+        "mean_reward": round(statistics.fmean(rewards), 4) if rewards else None,
+        "mean_reward_of_passed": round(statistics.fmean(r["reward"] for r in passed), 4)
+        if passed else None,
+        "copies_of_training_sketches": sum(r["copy_of_training_sketch"] for r in rows),
+        "sampling_s": round(sampled_s, 1), "seconds": round(time.perf_counter() - started, 1),
+        "rows": rows,
+    }
+
+
+def untrained_copy(model_dir: str | Path, folder: Path, seed: int = 0) -> Path:
+    """``model_dir``'s architecture and tokenizer with fresh random weights, in ``folder``."""
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+
+    torch.manual_seed(seed)
+    AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(str(model_dir))
+                                     ).save_pretrained(folder)
+    AutoTokenizer.from_pretrained(str(model_dir)).save_pretrained(folder)
+    return folder
+
+
+def main(argv: list[str] | None = None) -> int:
+    from watercolour.render import Renderer
+    from watercolour.rewards import Mix, RewardConfig, Rewarder
+    from watercolour.train.tiny.warm_start import WarmStartConfig
+
+    parser = argparse.ArgumentParser(prog="python -m watercolour.train.tiny.evaluate",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("model", help="a model folder (default: the cached warm start)",
+                        nargs="?")
+    parser.add_argument("--out", required=True, help="where the JSON goes")
+    parser.add_argument("--pool", default=None, help="the reference pool (judge-led mix)")
+    parser.add_argument("--mix", default="judge-led")
+    parser.add_argument("--samples", type=int, default=64)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--untrained", action="store_true", help="evaluate the model before "
+                        "its warm start: the same architecture and tokenizer, random weights")
+    args = parser.parse_args(argv)
+    warm = WarmStartConfig.from_env()
+    model = args.model or str(warm.folder())
+    if args.untrained:
+        import tempfile
+
+        model = str(untrained_copy(model, Path(tempfile.mkdtemp(prefix="untrained-")),
+                                   warm.seed))
+    config = RewardConfig.from_env(mix=Mix.preset(args.mix), pool=args.pool,
+                                   gate_mode="allowlist")
+    known = {s.reply().strip() for s in compact_sketches(warm.sketches)}
+    with Renderer() as renderer:
+        result = evaluate_model(model, Rewarder(config, renderer=renderer), n=args.samples,
+                                seed=args.seed, known=known)
+    write_json_atomic(args.out, result)
+    print(f"{result['passed']}/{result['samples']} pass the allowlist gate "
+          f"({result['rejection_reasons']}); mean reward {result['mean_reward']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

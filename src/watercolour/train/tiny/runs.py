@@ -1,0 +1,163 @@
+"""The tiny painter's longer runs, and what of them the book reads (``results/tiny/<mix>/``).
+
+    python -m watercolour.train.tiny.runs --mix judge-led --pool runs/main/pool
+
+trains ``tiny-cpu`` (60 steps, 8 generations) into ``runs/tiny/<mix>`` and publishes into
+``results/tiny/<mix>/``: ``metrics.csv`` (one row per step), ``run.json`` (the resolved
+configuration), ``analysis.json`` (:func:`watercolour.analysis.analyse` of the curve and the
+rollouts), ``rollouts-summary.json`` (per step and per third: outcomes, rewards, n_shapes,
+paint) and ``contact-sheet.png`` (one row per step-third: the paintings nearest that third's
+median reward). ``--publish-only`` republishes an existing run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import math
+import shutil
+import statistics
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from watercolour.io import write_bytes_atomic, write_json_atomic
+
+THIRDS = ("first", "middle", "last")
+RESULTS = Path(__file__).parent / "results"
+"""The committed runs, shipped with the package (``results/tiny`` at the top is a link)."""
+
+
+def rollout_summary(rollouts: pd.DataFrame) -> dict[str, Any]:
+    """Per step and per third: rollouts, outcomes, reward mean / median / best, n_shapes."""
+    from watercolour.analysis import third_of_steps
+
+    frame = rollouts.copy()
+    frame["third"] = third_of_steps(frame["step"]).to_numpy()
+
+    def block(part: pd.DataFrame) -> dict[str, Any]:
+        rewards = part["reward"].dropna()
+        ok = part[part["status"] == "ok"]
+        return {"rollouts": len(part),
+                "ok": int((part["status"] == "ok").sum()),
+                "rejected": int((part["status"] == "rejected").sum()),
+                "unavailable": int((part["status"] == "unavailable").sum()),
+                "below_0_3": int((rewards < 0.3).sum()),
+                "reward_mean": _r(rewards.mean()), "reward_median": _r(rewards.median()),
+                "reward_best": _r(rewards.max()),
+                "n_shapes_mean": _r(ok["n_shapes"].mean()) if "n_shapes" in ok else None,
+                "paint_fraction_mean": _r(ok["paint_fraction"].mean())
+                if "paint_fraction" in ok else None}
+
+    reasons: dict[str, int] = {}
+    for violations in frame.loc[frame["status"] == "rejected", "violations"]:
+        for v in list(violations if violations is not None else [])[:1]:
+            reasons[str(v).split(":")[0]] = reasons.get(str(v).split(":")[0], 0) + 1
+    return {"rollouts": len(frame),
+            "by_third": {t: block(frame[frame["third"] == t]) for t in THIRDS},
+            "by_step": {int(s): block(part) for s, part in frame.groupby("step")},
+            "rejection_reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1]))}
+
+
+def _r(value: Any) -> float | None:
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else \
+        round(float(value), 4)
+
+
+def contact_sheet(rollouts: pd.DataFrame, source: str | Path, per_third: int = 6,
+                  size: int = 160) -> bytes:
+    """One row per step-third: the ``per_third`` scored paintings nearest that third's median
+    reward, left to right by reward (a PNG)."""
+    from PIL import Image, ImageDraw
+
+    from watercolour.analysis import third_of_steps
+    from watercolour.analysis.rollouts import rollout_png
+
+    frame = rollouts.copy()
+    frame["third"] = third_of_steps(frame["step"]).to_numpy()
+    label_w = 90
+    sheet = Image.new("RGB", (label_w + per_third * size, 3 * size), "white")
+    draw = ImageDraw.Draw(sheet)
+    for row, third in enumerate(THIRDS):
+        part = frame[(frame["third"] == third) & (frame["status"] == "ok")].copy()
+        draw.text((6, row * size + size // 2 - 12), f"{third}\nthird", fill="black")
+        if part.empty:
+            continue
+        median = statistics.median(part["reward"].dropna())
+        part["distance"] = (part["reward"] - median).abs()
+        chosen = part.nsmallest(per_third, "distance").sort_values("reward")
+        for col, (_, item) in enumerate(chosen.iterrows()):
+            png = rollout_png(item.get("png"), source)
+            if png is None:
+                continue
+            image = Image.open(io.BytesIO(png)).convert("RGB").resize((size, size))
+            x, y = label_w + col * size, row * size
+            sheet.paste(image, (x, y))
+            draw.text((x + 4, y + 4), f"s{int(item['step'])} {item['reward']:.2f}",
+                      fill="black")
+    buffer = io.BytesIO()
+    sheet.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def publish(run: str | Path, out: str | Path) -> dict[str, Any]:
+    """Write what the book reads of the run in ``run`` into ``out``; returns the analysis."""
+    from watercolour.analysis import analyse, read_rollouts
+
+    run, out = Path(run), Path(out)
+    source = run / "rollouts" / "rollouts.jsonl"
+    if not source.is_file():
+        source = run / "rollouts"
+    out.mkdir(parents=True, exist_ok=True)
+    for name in ("metrics.csv", "run.json"):
+        shutil.copyfile(run / name, out / f".{name}.tmp")
+        (out / f".{name}.tmp").replace(out / name)
+    analysis = analyse(run / "metrics.csv", source).to_dict()
+    write_json_atomic(out / "analysis.json", analysis)
+    rollouts = read_rollouts(source, pictures=True)
+    write_json_atomic(out / "rollouts-summary.json", rollout_summary(rollouts))
+    write_bytes_atomic(out / "contact-sheet.png", contact_sheet(rollouts, source))
+    return analysis
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m watercolour.train.tiny.runs",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mix", required=True, choices=("hps-only", "hps-led", "judge-led"))
+    parser.add_argument("--pool", default=None, help="the reference pool (default: the "
+                        "trainer's, WATERCOLOUR_POOL else runs/pool)")
+    parser.add_argument("--steps", type=int, default=60)
+    parser.add_argument("--runs", default="runs/tiny", help="where the run itself goes")
+    parser.add_argument("--results", default=str(RESULTS), help="where it is published")
+    parser.add_argument("--publish-only", action="store_true")
+    args = parser.parse_args(argv)
+    run = Path(args.runs) / args.mix
+    if not args.publish_only:
+        from watercolour.train.config import parse_args
+        from watercolour.train.trainer import train
+
+        flags = ["--config", "tiny-cpu", "--mix", args.mix, "--max-steps", str(args.steps),
+                 "--n-episodes", str(args.steps), "--out", str(run),
+                 "--run-name", f"tiny-{args.mix}"]
+        if args.pool:
+            flags += ["--pool", args.pool]
+        if run.exists() and (run / "rollouts").exists():
+            flags.append("--resume")
+        train(*parse_args(flags))
+    analysis = publish(run, Path(args.results) / args.mix)
+    for line in _headline(analysis):
+        print(line)
+    return 0
+
+
+def _headline(analysis: dict[str, Any]) -> list[str]:
+    f = analysis["findings"]
+    reward = f.get("reward") or {}
+    slope = f.get("reward_slope") or {}
+    return [f"reward by thirds {reward.get('first')} -> {reward.get('middle')} -> "
+            f"{reward.get('last')}; slope t {slope.get('t')}"]
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
