@@ -76,11 +76,11 @@ def test_every_recipe_parses(recipe):
     assert t.max_steps > 0 and t.output_dir
 
 
-def test_tiny_recipe_is_marked_a_placeholder():
-    text = (ROOT / "recipes/tiny-cpu.yaml").read_text()
-    assert "filled in by the tiny-painter issue" in text
-    run, _ = parse_args(["--config", str(ROOT / "recipes/tiny-cpu.yaml")])
-    assert run.model_name_or_path == "builtin:tiny-qwen3"
+def test_tiny_recipe_trains_the_tiny_painter_behind_the_allowlist_gate():
+    run, training = parse_args(["--config", str(ROOT / "recipes/tiny-cpu.yaml")])
+    assert run.model_name_or_path == "builtin:tiny-painter"
+    assert run.gate_mode == "allowlist" and run.prompt == "short"
+    assert training.num_generations == 8 and training.max_steps >= 60
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -47,6 +47,7 @@ listed writes to a folder named after it."""
 
 LINKS: dict[str, dict[str, tuple[str, ...]]] = {
     "05_reward_components": {"pool": ("pool/build",)},
+    "06_smoke_run": {"pool": ("pool/build",)},
     "08_analysis_of_a_run": {"curve": ("train/curve.csv", "smoke/curve.csv"),
                              "rollouts": ("train/rollouts", "smoke/rollouts")},
     "09_rollouts": {"rollouts": ("smoke/rollouts", "train/rollouts")},

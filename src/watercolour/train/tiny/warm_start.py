@@ -124,7 +124,7 @@ def warm_start(config: WarmStartConfig, log: Any = print) -> Path:
             report_to=[], seed=config.seed, data_seed=config.seed, max_length=1024,
             use_cpu=True, dataloader_num_workers=0, disable_tqdm=True,
             # TRL's GPU defaults cost 20x on a CPU (bf16 autocast, recomputed activations)
-            bf16=False, gradient_checkpointing=False)
+            bf16=False, activation_checkpointing=False)
         trainer = SFTTrainer(model=model, args=args, train_dataset=Dataset.from_list(rows),
                              processing_class=tokenizer)
         result = trainer.train()

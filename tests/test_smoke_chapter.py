@@ -1,0 +1,50 @@
+"""The chapter "A scaled smoke run" runs on a CPU (a short warm start, one live GRPO step,
+the committed longer runs) and writes what the next chapters read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from watercolour import notebooks
+from watercolour.train.tiny.runs import RESULTS
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTER = ROOT / "notebooks" / "06_smoke_run.md"
+
+
+def test_the_chapter_declares_its_parameters_and_is_in_the_book():
+    assert set(notebooks.notebook_parameters(CHAPTER)) == {
+        "mode", "live_steps", "mix", "pool", "results", "out_dir", "package"}
+    assert "notebooks/06_smoke_run" in (ROOT / "_toc.yml").read_text()
+
+
+def test_the_committed_runs_are_shipped_with_the_package():
+    for mix in ("hps-only", "judge-led"):
+        for name in ("metrics.csv", "run.json", "analysis.json", "rollouts-summary.json",
+                     "contact-sheet.png"):
+            assert (RESULTS / mix / name).is_file(), (mix, name)
+    assert (ROOT / "results" / "tiny" / "sft-eval.json").resolve() == \
+        (RESULTS / "sft-eval.json").resolve()
+
+
+@pytest.mark.slow
+def test_the_chapter_trains_live_and_shows_both_runs(tmp_path, monkeypatch):
+    monkeypatch.setenv("WATERCOLOUR_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("WATERCOLOUR_TINY_SFT_STEPS", "30")  # a short warm start for the test
+    monkeypatch.setenv("WATERCOLOUR_TINY_SKETCHES", "400")
+    out = tmp_path / "smoke"
+    executed = notebooks.run_notebook(CHAPTER, tmp_path / "executed",
+                                      {"out_dir": str(out), "live_steps": 1,
+                                       "mix": "hps-only"}, timeout=900)
+    record = json.loads((out / "smoke_run.json").read_text())
+    assert record["live"]["steps"] == 1 and record["live"]["rollouts"] == 8
+    assert (out / "curve.csv").is_file() and (out / "rollouts").is_dir()
+    assert set(record["runs"]) == {"hps-only", "judge-led"}
+    assert record["sft-eval"]["samples"] == 64
+    nb = json.loads(executed.read_text())
+    images = [o for c in nb["cells"] for o in c.get("outputs", [])
+              if "image/png" in o.get("data", {})]
+    assert len(images) >= 4  # live paintings, the curves, two contact sheets
