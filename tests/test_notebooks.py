@@ -4,6 +4,7 @@ offline (no widget JavaScript from a CDN)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -147,6 +148,8 @@ SMALL_PARAMETERS = {
     "05_reward_components.md": [(r"(?m)^n_examples = \d+", "n_examples = 2"),
                                 (r"(?m)^references = \d+", "references = 2"),
                                 (r"(?m)^consistency_pairs = \d+", "consistency_pairs = 2")],
+    "06_smoke_run.md": [(r"(?m)^live_steps = \d+", "live_steps = 1"),
+                        (r'(?m)^mix = "judge-led"', 'mix = "hps-only"')],
 }
 """Per chapter, the parameter lines the build test shrinks so the build stays short."""
 
@@ -175,10 +178,12 @@ def _small_book(tmp_path: Path) -> Path:
 def test_the_book_builds_offline(tmp_path):
     source = _small_book(tmp_path)
     out = tmp_path / "out"
+    env = {**os.environ, "WATERCOLOUR_CACHE": str(tmp_path / "cache"),  # a short warm start
+           "WATERCOLOUR_TINY_SFT_STEPS": "30", "WATERCOLOUR_TINY_SKETCHES": "400"}
     proc = subprocess.run(
         [str(Path(sys.executable).parent / "jupyter-book"), "build", str(source),
          "--path-output", str(out)],
-        capture_output=True, text=True, timeout=900,
+        capture_output=True, text=True, timeout=900, env=env,
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     html_dir = out / "_build" / "html"
