@@ -11,12 +11,20 @@ import argparse
 import collections
 import statistics
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from watercolour.io import write_json_atomic
 from watercolour.prompt import DEFAULT_SUBJECT, user_prompt
 from watercolour.train.tiny.sketches import compact_sketches
+
+
+def rejection_reasons(violation_lists: Iterable[Sequence[str] | None]) -> dict[str, int]:
+    """How often each violation was the first of a rejected rollout, most common first."""
+    counts = collections.Counter(str(vs[0]).split(":")[0] for vs in violation_lists
+                                 if vs is not None and len(vs))
+    return dict(counts.most_common())
 
 
 def sample_replies(model_dir: str | Path, subject: str = DEFAULT_SUBJECT, n: int = 64,
@@ -66,14 +74,13 @@ def evaluate_model(model_dir: str | Path, rewarder: Any, subject: str = DEFAULT_
                          "tokens_chars": len(reply),
                          "copy_of_training_sketch": reply.strip() in known})
     passed = [r for r in rows if r["status"] == "ok"]
-    reasons = collections.Counter(v.split(":")[0] for r in rows if r["status"] == "rejected"
-                                  for v in r["violations"][:1])
+    reasons = rejection_reasons(r["violations"] for r in rows if r["status"] == "rejected")
     rewards = [r["reward"] for r in rows if r["reward"] is not None]
     return {
         "model": str(model_dir), "subject": subject, "samples": n, "seed": seed,
         "gate_mode": rewarder.config.gate_mode, "mix": rewarder.config.mix.name,
         "passed": len(passed), "pass_rate": round(len(passed) / n, 4),
-        "rejection_reasons": dict(reasons.most_common()),
+        "rejection_reasons": reasons,
         "unavailable": sum(r["status"] == "unavailable" for r in rows),
         "mean_reward": round(statistics.fmean(rewards), 4) if rewards else None,
         "mean_reward_of_passed": round(statistics.fmean(r["reward"] for r in passed), 4)

@@ -50,14 +50,14 @@ def rollout_summary(rollouts: pd.DataFrame) -> dict[str, Any]:
                 "paint_fraction_mean": _r(ok["paint_fraction"].mean())
                 if "paint_fraction" in ok else None}
 
-    reasons: dict[str, int] = {}
-    for violations in frame.loc[frame["status"] == "rejected", "violations"]:
-        for v in list(violations if violations is not None else [])[:1]:
-            reasons[str(v).split(":")[0]] = reasons.get(str(v).split(":")[0], 0) + 1
+    from watercolour.train.tiny.evaluate import rejection_reasons
+
+    reasons = rejection_reasons(list(v) if v is not None else None
+                                for v in frame.loc[frame["status"] == "rejected", "violations"])
     return {"rollouts": len(frame),
             "by_third": {t: block(frame[frame["third"] == t]) for t in THIRDS},
             "by_step": {int(s): block(part) for s, part in frame.groupby("step")},
-            "rejection_reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1]))}
+            "rejection_reasons": reasons}
 
 
 def _r(value: Any) -> float | None:
