@@ -4,7 +4,7 @@ trained on compact sketches, then supervised fine-tuning with TRL's ``SFTTrainer
 configuration under ``WATERCOLOUR_CACHE`` and rebuilt when any of its settings (or the data
 they generate) change.
 
->>> folder = warm_start(WarmStartConfig())   # ~10 minutes on 2 cores the first time
+>>> folder = warm_start(WarmStartConfig())   # ~20 minutes on 2 cores the first time
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ class WarmStartConfig:
     hidden: int = settings.setting(256, positive=True, help="model width")
     layers: int = settings.setting(4, positive=True, help="transformer layers")
     heads: int = settings.setting(4, positive=True, help="attention heads")
-    steps: int = settings.setting(800, env="WATERCOLOUR_TINY_SFT_STEPS", positive=True,
-                                  help="SFT optimiser steps (~10 minutes on 2 cores)")
+    steps: int = settings.setting(1600, env="WATERCOLOUR_TINY_SFT_STEPS", positive=True,
+                                  help="SFT optimiser steps (~20 minutes on 2 cores)")
     batch_size: int = settings.setting(8, positive=True, help="SFT batch size")
     learning_rate: float = settings.setting(1e-3, positive=True, help="SFT peak learning rate")
     threads: int = settings.setting(2, env="WATERCOLOUR_TORCH_THREADS", positive=True,
@@ -68,8 +68,9 @@ class WarmStartConfig:
         digest = hashlib.sha256(json.dumps([record, PRE_SPLIT, data]).encode())
         return digest.hexdigest()[:16]
 
-    def folder(self) -> Path:
-        return Path(self.cache_dir) / "tiny-painter" / self.key()
+    def folder(self, key: str | None = None) -> Path:
+        """Where this configuration's warm start is kept (``key``: :meth:`key`, if known)."""
+        return Path(self.cache_dir) / "tiny-painter" / (key or self.key())
 
 
 def model_config(vocab_size: int, hidden: int = 256, layers: int = 4, heads: int = 4) -> Any:
@@ -93,7 +94,8 @@ def sft_rows(n: int) -> list[dict[str, Any]]:
 def warm_start(config: WarmStartConfig, log: Any = print) -> Path:
     """The warm-started model folder for ``config``: from the cache, else built (atomically:
     a crash leaves no half-written model behind)."""
-    target = config.folder()
+    key = config.key()  # hashes the generated sketches: once per call
+    target = config.folder(key)
     if (target / "warm-start.json").is_file():
         return target
     import torch
@@ -132,7 +134,7 @@ def warm_start(config: WarmStartConfig, log: Any = print) -> Path:
         model.save_pretrained(scratch / "model")
         tokenizer.save_pretrained(scratch / "model")
         record = {"config": {k: v for k, v in asdict(config).items() if k != "cache_dir"},
-                  "key": config.key(), "parameters": params,
+                  "key": key, "parameters": params,
                   "seconds": round(time.perf_counter() - started, 1),
                   "train_loss": result.training_loss, "losses": losses}
         write_json_atomic(scratch / "model" / "warm-start.json", record)
