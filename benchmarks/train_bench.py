@@ -2,9 +2,9 @@
 rendering share a 35B step would have with our renderer and N browsers.
 
 (a) The tiny painter's recipe on this CPU (``recipes/tiny-cpu.yaml``: the cached warm start of
-    ``builtin:tiny-painter``, 8 generations a step, the allowlist gate; ``--mix`` judge-led by
-    default, which needs ``--pool``), rewards in process with a real headless Chromium.
-    Stages from ``metrics.csv``: ``generation_s``,
+    ``builtin:tiny-painter``, its rollouts a step (2 prompts x 8), the allowlist gate;
+    ``--mix`` judge-led by default, which needs ``--pool``), rewards in process with a real
+    headless Chromium. Stages from ``metrics.csv``: ``generation_s``,
     ``render_s`` (the gate stage: static checks + renders), ``scoring_s`` (the rest of the
     reward), ``update_s`` (``step_time`` minus both).
 (b) The example sketches (20-40 watercolour fills at 512², the size of a large model's
@@ -48,7 +48,8 @@ TARGET_STEP_S = 25.0
 
 
 def run_tiny_recipe(steps: int, mix: str, pool: str | None, renderer, work: Path
-                    ) -> list[dict]:
+                    ) -> tuple[list[dict], int]:
+    """The recipe's metrics rows for ``steps`` steps, and its rollouts a step."""
     import csv
 
     from watercolour.train.config import parse_args
@@ -61,7 +62,7 @@ def run_tiny_recipe(steps: int, mix: str, pool: str | None, renderer, work: Path
     run, training = parse_args(flags)
     train(run, training, renderer=renderer, log=lambda *a: None)
     with open(work / "run/metrics.csv", newline="") as handle:
-        return list(csv.DictReader(handle))
+        return list(csv.DictReader(handle)), int(training.generation_batch_size)
 
 
 def render_examples(renderer) -> list[float]:
@@ -105,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     try:
         with Renderer(workers=1, deadline_s=30) as renderer:
-            rows = run_tiny_recipe(args.steps, args.mix, args.pool, renderer, work)
+            rows, rollouts_per_step = run_tiny_recipe(args.steps, args.mix, args.pool,
+                                                      renderer, work)
             example_s = render_examples(renderer)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -127,13 +129,15 @@ def main(argv: list[str] | None = None) -> int:
         "load_average_at_start": list(load_start),
         "load_average_at_end": list(os.getloadavg()),
         "recipe": {"config": "tiny-cpu", "model": "builtin:tiny-painter", "steps": args.steps,
-                   "generations": 8, "mix": args.mix, "gate_mode": "allowlist",
+                   "rollouts_per_step": rollouts_per_step, "mix": args.mix,
+                   "gate_mode": "allowlist",
                    "reward": "in process, 1 browser"},
         "target_step_s": TARGET_STEP_S,
         "meets_step_target": None,
         "per_step": per_step,
         "mean_seconds_steady": mean_stage,
         "share_steady": shares,
+        "seconds_per_rollout": round(mean_stage["step_time"] / rollouts_per_step, 3),
         "example_render_s": {"median": round(render_median, 3),
                              "p95": round(sorted(example_s)[round(0.95 * (len(example_s) - 1))],
                                           3), "n": len(example_s)},
@@ -145,8 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"train-bench-{dt.datetime.now():%Y%m%d-%H%M%S}.json"
     write_json_atomic(path, data)
-    print(f"step {mean_stage['step_time']:.2f} s (steady): " + ", ".join(
-        f"{k[:-2]} {mean_stage[k]:.2f} s ({shares[k]:.0%})" for k in STAGES))
+    print(f"step of {rollouts_per_step} rollouts {mean_stage['step_time']:.2f} s (steady): "
+          + ", ".join(f"{k[:-2]} {mean_stage[k]:.2f} s ({shares[k]:.0%})" for k in STAGES))
     print(f"example render here: median {render_median:.2f} s")
     for workers, p in data["projection_35b_step"]["by_workers"].items():
         print(f"35B step, {workers} browser(s): rendering {p['rendering_s']:.1f} s = "

@@ -162,6 +162,11 @@ def test_rollout_findings_on_a_known_run(curve_csv, rollouts_jsonl):
     assert r["best_vs_median"]["best"]["moved"] == pytest.approx(0.1)
     assert r["best_vs_median"]["median"]["moved"] == pytest.approx(0.25)
     assert r["ceiling"]["mean_if_all_good"] == pytest.approx(0.55)
+    # the sketches that passed: 0.5 at every step but the last (0.6); 18 of the 24 scored
+    passed = r["passed"]
+    assert passed["reward"] == pytest.approx({"first": 0.5, "middle": 0.5, "last": 0.55})
+    assert passed["slope"]["slope"] > 0 and passed["slope"]["n"] == 6
+    assert passed["share_of_rollouts"] == pytest.approx(0.75)
     assert r["n_shapes_correlation"] == pytest.approx(1.0)
     assert r["coverage"]["first"] == pytest.approx(0.15)
     assert r["collapsed_groups"] == {"groups": 6, "collapsed": 1}  # step 4: all 0.5

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from watercolour import notebooks
+from watercolour.train.config import parse_args
 from watercolour.train.tiny.runs import RESULTS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,7 +41,9 @@ def test_the_chapter_trains_live_and_shows_both_runs(tmp_path, monkeypatch):
                                       {"out_dir": str(out), "live_steps": 1,
                                        "mix": "hps-only"}, timeout=900)
     record = json.loads((out / "smoke_run.json").read_text())
-    assert record["live"]["steps"] == 1 and record["live"]["rollouts"] == 8
+    _, training = parse_args(["--config", "tiny-cpu"])
+    assert record["live"]["steps"] == 1
+    assert record["live"]["rollouts"] == training.generation_batch_size  # one step's
     assert (out / "curve.csv").is_file() and (out / "rollouts").is_dir()
     assert set(record["runs"]) == {"hps-only", "judge-led"}
     assert record["sft-eval"]["samples"] == 64

@@ -123,13 +123,14 @@ def two_step_run(tmp_path_factory, renderer):
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-    return root, summary
+    return root, summary, training.generation_batch_size
 
 
 @pytest.mark.slow
 def test_the_recipe_trains_two_steps_from_the_cached_warm_start(two_step_run):
-    root, summary = two_step_run
-    assert summary["global_step"] == 2 and summary["rollouts"] == 16
+    root, summary, per_step = two_step_run
+    assert per_step == 16  # the recipe's 2 prompts x 8 generations a step
+    assert summary["global_step"] == 2 and summary["rollouts"] == 2 * per_step
     record = json.loads((root / "run" / "run.json").read_text())
     assert record["config"]["run"]["model_name_or_path"] == "builtin:tiny-painter"
     assert record["reward"]["gate_mode"] == "allowlist"
@@ -142,14 +143,14 @@ def test_a_run_is_published_for_the_book(two_step_run, tmp_path):
 
     from watercolour.train.tiny.runs import publish
 
-    root, _ = two_step_run
+    root, _, per_step = two_step_run
     publish(root / "run", tmp_path / "pub")
     names = {p.name for p in (tmp_path / "pub").iterdir()}
     assert {"metrics.csv", "run.json", "analysis.json", "rollouts-summary.json",
             "contact-sheet.png"} <= names
     summary = json.loads((tmp_path / "pub" / "rollouts-summary.json").read_text())
-    assert summary["rollouts"] == 16
-    assert sum(b["rollouts"] for b in summary["by_third"].values()) == 16
+    assert summary["rollouts"] == 2 * per_step
+    assert sum(b["rollouts"] for b in summary["by_third"].values()) == 2 * per_step
     thirds = summary["by_third"]
     assert all(t["ok"] + t["rejected"] + t["unavailable"] == t["rollouts"]
                for t in thirds.values())
@@ -164,7 +165,7 @@ def test_evaluation_counts_every_sample_once(two_step_run, renderer):
     from watercolour.rewards import Mix, RewardConfig, Rewarder
     from watercolour.train.tiny.evaluate import evaluate_model
 
-    root, _ = two_step_run
+    root, _, _ = two_step_run
     rewarder = Rewarder(RewardConfig.from_env({}, mix=Mix.preset("hps-only"),
                                               gate_mode="allowlist"), renderer=renderer)
     result = evaluate_model(root / "run" / "final", rewarder, n=8, seed=0)

@@ -74,6 +74,8 @@ def rollout_findings(rollouts: pd.DataFrame, notes: list[str]) -> dict[str, Any]
     found["best_vs_median"] = {name: {**means, "moved": _moved(means)}
                                for name, means in best_median.items()}
     found["bad_becoming_rare"] = _gain_from_bad_becoming_rare(scored, third)
+    if "status" in scored:
+        found["passed"] = _passed_reward(scored)
     good_last = scored["reward"][(third == "last") & ~bad]
     found["ceiling"] = {
         "mean_if_all_good": _num(good_last.mean()),
@@ -99,6 +101,16 @@ def rollout_findings(rollouts: pd.DataFrame, notes: list[str]) -> dict[str, Any]
     else:
         notes.append("no `references` in the rollouts: the reference draw's effect skipped")
     return found
+
+
+def _passed_reward(scored: pd.DataFrame) -> dict[str, Any]:
+    """The mean reward of the sketches that passed the gate, by third, and its slope over the
+    steps: what the paintings gained, apart from how often the code broke."""
+    passed = scored[scored["status"] == "ok"]
+    per_step = passed.groupby("step")["reward"].mean().reset_index()
+    return {"reward": thirds_means(per_step, ["reward"])["reward"],
+            "slope": slope_t(per_step["step"], per_step["reward"]),
+            "share_of_rollouts": _num(len(passed) / len(scored))}
 
 
 def _gain_from_bad_becoming_rare(scored: pd.DataFrame, third: pd.Series) -> dict[str, Any]:

@@ -52,6 +52,12 @@ class Analysis:
             share = r["bad_becoming_rare"]["share"]
             if share is not None:
                 lines.append(f"  share of the mean's gain from fewer bad paintings: {share:.2f}")
+            passed = r.get("passed") or {}
+            if (passed.get("slope") or {}).get("t") is not None:
+                p = passed["reward"]
+                lines.append(f"  sketches that passed the gate ({passed['share_of_rollouts']:.0%}):"
+                             f" {p['first']:.3f} -> {p['middle']:.3f} -> {p['last']:.3f}, "
+                             f"slope t = {passed['slope']['t']:.1f}")
             bm = r["best_vs_median"]
             if bm["best"]["moved"] is not None:
                 lines.append(f"  best-of-step moved {bm['best']['moved']:+.3f}, median "

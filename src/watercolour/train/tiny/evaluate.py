@@ -56,11 +56,12 @@ def sample_replies(model_dir: str | Path, subject: str = DEFAULT_SUBJECT, n: int
 
 def evaluate_model(model_dir: str | Path, rewarder: Any, subject: str = DEFAULT_SUBJECT,
                    n: int = 64, seed: int = 0, group: int = 8,
-                   known: set[str] | None = None) -> dict[str, Any]:
-    """Sample ``n`` replies, score them in groups of ``group`` (group ``g`` draws references
-    with seed ``seed + g``), and summarise: gate pass rate, rejection reasons, rewards."""
+                   known: set[str] | None = None, temperature: float = 1.0) -> dict[str, Any]:
+    """Sample ``n`` replies at ``temperature``, score them in groups of ``group`` (group ``g``
+    draws references with seed ``seed + g``), and summarise: gate pass rate, rejection
+    reasons, rewards."""
     started = time.perf_counter()
-    replies = sample_replies(model_dir, subject, n, seed)
+    replies = sample_replies(model_dir, subject, n, seed, temperature=temperature)
     sampled_s = time.perf_counter() - started
     known = known if known is not None else set()
     rows = []
@@ -78,6 +79,7 @@ def evaluate_model(model_dir: str | Path, rewarder: Any, subject: str = DEFAULT_
     rewards = [r["reward"] for r in rows if r["reward"] is not None]
     return {
         "model": str(model_dir), "subject": subject, "samples": n, "seed": seed,
+        "temperature": temperature,
         "gate_mode": rewarder.config.gate_mode, "mix": rewarder.config.mix.name,
         "passed": len(passed), "pass_rate": round(len(passed) / n, 4),
         "rejection_reasons": reasons,
@@ -117,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mix", default="judge-led")
     parser.add_argument("--samples", type=int, default=64)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--temperature", type=float, default=1.0,
+                        help="sampling temperature (the runs sample at the recipe's)")
     parser.add_argument("--untrained", action="store_true", help="evaluate the model before "
                         "its warm start: the same architecture and tokenizer, random weights")
     args = parser.parse_args(argv)
@@ -132,9 +136,10 @@ def main(argv: list[str] | None = None) -> int:
     known = {s.reply().strip() for s in compact_sketches(warm.sketches)}
     with Renderer() as renderer:
         result = evaluate_model(model, Rewarder(config, renderer=renderer), n=args.samples,
-                                seed=args.seed, known=known)
+                                seed=args.seed, known=known, temperature=args.temperature)
     write_json_atomic(args.out, result)
-    print(f"{result['passed']}/{result['samples']} pass the allowlist gate "
+    print(f"{result['passed']}/{result['samples']} pass the allowlist gate at temperature "
+          f"{args.temperature} "
           f"({result['rejection_reasons']}); mean reward {result['mean_reward']}")
     return 0
 

@@ -2,12 +2,12 @@
 
     python -m watercolour.train.tiny.runs --mix judge-led --pool runs/main/pool
 
-trains ``tiny-cpu`` (60 steps, 8 generations) into ``runs/tiny/<mix>`` and publishes into
-``results/tiny/<mix>/``: ``metrics.csv`` (one row per step), ``run.json`` (the resolved
-configuration), ``analysis.json`` (:func:`watercolour.analysis.analyse` of the curve and the
-rollouts), ``rollouts-summary.json`` (per step and per third: outcomes, rewards, n_shapes,
-paint) and ``contact-sheet.png`` (one row per step-third: the paintings nearest that third's
-median reward). ``--publish-only`` republishes an existing run.
+trains ``tiny-cpu`` (60 steps of 2 prompts x 8 generations) into ``runs/tiny/<mix>`` and
+publishes into ``results/tiny/<mix>/``: ``metrics.csv`` (one row per step), ``run.json`` (the
+resolved configuration), ``analysis.json`` (:func:`watercolour.analysis.analyse` of the curve
+and the rollouts), ``rollouts-summary.json`` (per step and per third: outcomes, rewards,
+n_shapes, paint) and ``contact-sheet.png`` (one row per step-third: the paintings nearest that
+third's median reward). ``--publish-only`` republishes an existing run.
 """
 
 from __future__ import annotations
@@ -155,8 +155,12 @@ def _headline(analysis: dict[str, Any]) -> list[str]:
     f = analysis["findings"]
     reward = f.get("reward") or {}
     slope = f.get("reward_slope") or {}
+    passed = (analysis.get("rollouts") or {}).get("passed") or {}
+    p = passed.get("reward") or {}
     return [f"reward by thirds {reward.get('first')} -> {reward.get('middle')} -> "
-            f"{reward.get('last')}; slope t {slope.get('t')}"]
+            f"{reward.get('last')}; slope t {slope.get('t')}",
+            f"the sketches that passed the gate: {p.get('first')} -> {p.get('middle')} -> "
+            f"{p.get('last')}; slope t {(passed.get('slope') or {}).get('t')}"]
 
 
 if __name__ == "__main__":
