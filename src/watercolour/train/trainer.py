@@ -170,6 +170,11 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
     if training.bf16_deferred:
         raise InputError("--bf16 needs a GPU with bfloat16; this machine has none (drop "
                          "--bf16 for a CPU run)")
+    per_step = training.generation_batch_size // training.num_generations
+    if run.n_episodes < per_step:
+        raise InputError(f"--n-episodes {run.n_episodes} is fewer than the {per_step} prompts "
+                         "a step takes (generation_batch_size / num_generations): no step "
+                         "could be trained")
     out = Path(training.output_dir or "runs/train")
     rollouts = RolloutLog(out)
     metrics = MetricsCSV(out / "metrics.csv")
