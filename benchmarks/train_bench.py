@@ -2,7 +2,7 @@
 rendering share a 35B step would have with our renderer and N browsers.
 
 (a) The tiny painter's recipe on this CPU (``recipes/tiny-cpu.yaml``: the cached warm start of
-    ``builtin:tiny-painter``, its rollouts a step (2 prompts x 8), the allowlist gate;
+    ``builtin:tiny-painter``, the rollouts a step the recipe sets, the allowlist gate;
     ``--mix`` judge-led by default, which needs ``--pool``), rewards in process with a real
     headless Chromium. Stages from ``metrics.csv``: ``generation_s``,
     ``render_s`` (the gate stage: static checks + renders), ``scoring_s`` (the rest of the

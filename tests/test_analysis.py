@@ -181,6 +181,20 @@ def test_rollout_findings_on_a_known_run(curve_csv, rollouts_jsonl):
     assert not any("rollouts" in n for n in result.notes)
 
 
+def test_learning_checks_on_a_known_run(curve_csv, rollouts_jsonl):
+    from watercolour.analysis.findings import learning_checks
+
+    result = analyse(curve_csv, rollouts_jsonl)
+    checks = learning_checks(result.findings, result.rollouts)
+    # step means 0.3, 0.3, 0.4, 0.4, 0.5, 0.6; bad 4 -> 0; step 4's group is all 0.5
+    assert checks == {"last_third_above_first": True, "slope_t_at_least": True,
+                      "fewer_bad_in_last_third": True, "zero_std_never_1": False}
+    t = result.findings["reward_slope"]["t"]
+    assert learning_checks(result.findings, result.rollouts, min_slope_t=t + 1)[
+        "slope_t_at_least"] is False
+    assert set(learning_checks({}, {}).values()) == {None}
+
+
 def test_rollouts_read_the_same_from_jsonl_and_a_datasets_folder(tmp_path, rollouts_jsonl):
     import datasets
 

@@ -25,7 +25,7 @@ def test_the_chapter_declares_its_parameters_and_is_in_the_book():
 def test_the_committed_runs_are_shipped_with_the_package():
     for mix in ("hps-only", "judge-led"):
         for name in ("metrics.csv", "run.json", "analysis.json", "rollouts-summary.json",
-                     "contact-sheet.png", "final-eval-t0.8.json"):
+                     "contact-sheet.png", "final-eval.json"):
             assert (RESULTS / mix / name).is_file(), (mix, name)
     assert (ROOT / "results" / "tiny" / "sft-eval.json").resolve() == \
         (RESULTS / "sft-eval.json").resolve()

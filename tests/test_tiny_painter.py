@@ -174,3 +174,29 @@ def test_evaluation_counts_every_sample_once(two_step_run, renderer):
         result["unavailable"] == 8
     again = evaluate_model(root / "run" / "final", rewarder, n=8, seed=0)
     assert [r["status"] for r in again["rows"]] == [r["status"] for r in result["rows"]]
+
+
+@pytest.mark.slow
+def test_sampling_honours_top_p(two_step_run):
+    from watercolour.train.tiny.evaluate import sample_replies
+
+    model = two_step_run[0] / "run" / "final"
+    greedy = [sample_replies(model, n=2, seed=seed, max_new_tokens=40, top_p=1e-6, batch=2)
+              for seed in (0, 1)]
+    assert greedy[0] == greedy[1]  # only the likeliest token survives: the seed cannot matter
+    assert greedy[0][0] == greedy[0][1]
+    full = sample_replies(model, n=4, seed=0, max_new_tokens=40, top_p=1.0, batch=4)
+    assert len(set(full)) > 1
+
+
+def test_evaluation_samples_as_the_named_recipe_or_as_told():
+    from watercolour.errors import InputError
+    from watercolour.train.config import parse_args
+    from watercolour.train.tiny.evaluate import sampling
+
+    _, training = parse_args(["--config", "tiny-cpu"])
+    assert sampling("tiny-cpu") == (training.temperature, training.top_p) != (1.0, 1.0)
+    assert sampling(None) == (1.0, 1.0)
+    assert sampling(None, temperature=0.7) == (0.7, 1.0)
+    with pytest.raises(InputError, match="not both"):
+        sampling("tiny-cpu", top_p=0.5)

@@ -125,11 +125,11 @@ def test_help_lists_our_flags_and_trls(capsys):
 
 
 def test_a_dataset_smaller_than_one_step_is_refused_before_training(tmp_path):
-    from watercolour.train.trainer import train
+    from watercolour.train.trainer import prompts_per_step, train
 
     run, training = parse_args(["--config", "tiny-cpu", "--n-episodes", "1",
                                 "--out", str(tmp_path / "run")])
-    assert training.generation_batch_size // training.num_generations == 2
+    assert prompts_per_step(training) == 2
     with pytest.raises(ValueError, match="fewer than the 2 prompts a step takes"):
         train(run, training, log=lambda *_: None)
     assert not (tmp_path / "run").exists()  # refused before anything was written

@@ -103,6 +103,27 @@ def rollout_findings(rollouts: pd.DataFrame, notes: list[str]) -> dict[str, Any]
     return found
 
 
+def learning_checks(findings: dict[str, Any], rollouts: dict[str, Any],
+                    min_slope_t: float = 3.0) -> dict[str, bool | None]:
+    """Did the run learn? From :func:`curve_findings` and :func:`rollout_findings`: the last
+    third's mean reward above the first's, the reward's slope t at least ``min_slope_t``, fewer
+    bad rollouts in the last third than in the first, and no step whose groups all had one
+    reward (``frac_reward_zero_std`` never 1). ``None`` where the run lacks the data."""
+    reward, bad = findings.get("reward") or {}, rollouts.get("bad") or {}
+    first, last = reward.get("first"), reward.get("last")
+    t = (findings.get("reward_slope") or {}).get("t")
+    bad_first, bad_last = ((bad.get(k) or {}).get("count") for k in ("first", "last"))
+    zero_max = (findings.get("collapsed") or {}).get("max")
+    known = {"reward": None not in (first, last), "t": t is not None,
+             "bad": None not in (bad_first, bad_last), "zero": zero_max is not None}
+    return {
+        "last_third_above_first": last > first if known["reward"] else None,
+        "slope_t_at_least": t >= min_slope_t if known["t"] else None,
+        "fewer_bad_in_last_third": bad_last < bad_first if known["bad"] else None,
+        "zero_std_never_1": zero_max < 1 if known["zero"] else None,
+    }
+
+
 def _passed_reward(scored: pd.DataFrame) -> dict[str, Any]:
     """The mean reward of the sketches that passed the gate, by third, and its slope over the
     steps: what the paintings gained, apart from how often the code broke."""
@@ -205,4 +226,4 @@ def _num(value: Any) -> float | None:
     return None if math.isnan(number) or math.isinf(number) else round(number, 6)
 
 
-__all__ = ["BAD", "curve_findings", "rollout_findings"]
+__all__ = ["BAD", "curve_findings", "learning_checks", "rollout_findings"]

@@ -137,6 +137,11 @@ def plan_for(run: RunArguments, training: TrainArguments) -> dict[str, Any] | No
                     gradient_checkpointing=bool(training.activation_checkpointing))
 
 
+def prompts_per_step(training: TrainArguments) -> int:
+    """How many prompts one step samples (each gets ``num_generations`` completions)."""
+    return int(training.generation_batch_size // training.num_generations)
+
+
 def dry_run(run: RunArguments, training: TrainArguments) -> dict[str, Any]:
     """What the run would do (no weights loaded, no browser started)."""
     config = reward_config(run)
@@ -144,7 +149,7 @@ def dry_run(run: RunArguments, training: TrainArguments) -> dict[str, Any]:
         "config": resolved(run, training),
         "reward": config.resolved(),
         "reward_summary": reward_summary(run),
-        "prompts_per_step": int(training.generation_batch_size // training.num_generations),
+        "prompts_per_step": prompts_per_step(training),
         "generations_per_step": int(training.generation_batch_size),
         "lora_plan": plan_for(run, training),
         "versions": versions(),
@@ -170,7 +175,7 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
     if training.bf16_deferred:
         raise InputError("--bf16 needs a GPU with bfloat16; this machine has none (drop "
                          "--bf16 for a CPU run)")
-    per_step = training.generation_batch_size // training.num_generations
+    per_step = prompts_per_step(training)
     if run.n_episodes < per_step:
         raise InputError(f"--n-episodes {run.n_episodes} is fewer than the {per_step} prompts "
                          "a step takes (generation_batch_size / num_generations): no step "

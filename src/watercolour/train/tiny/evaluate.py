@@ -3,6 +3,7 @@ the reward the runs use (the allowlist gate, the embedded judge and scorer), cou
 gate rejects and why.
 
     python -m watercolour.train.tiny.evaluate MODEL_DIR --out results/tiny/sft-eval.json
+    python -m watercolour.train.tiny.evaluate MODEL_DIR --recipe tiny-cpu --mix hps-only ...
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from watercolour.errors import InputError
 from watercolour.io import write_json_atomic
 from watercolour.prompt import DEFAULT_SUBJECT, user_prompt
 from watercolour.train.tiny.sketches import compact_sketches
@@ -29,7 +31,7 @@ def rejection_reasons(violation_lists: Iterable[Sequence[str] | None]) -> dict[s
 
 def sample_replies(model_dir: str | Path, subject: str = DEFAULT_SUBJECT, n: int = 64,
                    seed: int = 0, max_new_tokens: int = 512, temperature: float = 1.0,
-                   batch: int = 8) -> list[str]:
+                   top_p: float = 1.0, batch: int = 8) -> list[str]:
     """``n`` sampled replies to the request for ``subject`` (seeded: the same every time)."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -45,7 +47,7 @@ def sample_replies(model_dir: str | Path, subject: str = DEFAULT_SUBJECT, n: int
         inputs = tokenizer([prompt] * min(batch, n - start), return_tensors="pt",
                            add_special_tokens=False)
         with torch.no_grad():
-            out = model.generate(**inputs, do_sample=True, temperature=temperature, top_p=1.0,
+            out = model.generate(**inputs, do_sample=True, temperature=temperature, top_p=top_p,
                                  top_k=0, max_new_tokens=max_new_tokens,
                                  eos_token_id=tokenizer.eos_token_id,
                                  pad_token_id=tokenizer.pad_token_id)
@@ -56,12 +58,13 @@ def sample_replies(model_dir: str | Path, subject: str = DEFAULT_SUBJECT, n: int
 
 def evaluate_model(model_dir: str | Path, rewarder: Any, subject: str = DEFAULT_SUBJECT,
                    n: int = 64, seed: int = 0, group: int = 8,
-                   known: set[str] | None = None, temperature: float = 1.0) -> dict[str, Any]:
-    """Sample ``n`` replies at ``temperature``, score them in groups of ``group`` (group ``g``
-    draws references with seed ``seed + g``), and summarise: gate pass rate, rejection
-    reasons, rewards."""
+                   known: set[str] | None = None, temperature: float = 1.0,
+                   top_p: float = 1.0) -> dict[str, Any]:
+    """Sample ``n`` replies at ``temperature`` and ``top_p``, score them in groups of
+    ``group`` (group ``g`` draws references with seed ``seed + g``), and summarise: gate pass
+    rate, rejection reasons, rewards."""
     started = time.perf_counter()
-    replies = sample_replies(model_dir, subject, n, seed, temperature=temperature)
+    replies = sample_replies(model_dir, subject, n, seed, temperature=temperature, top_p=top_p)
     sampled_s = time.perf_counter() - started
     known = known if known is not None else set()
     rows = []
@@ -79,7 +82,7 @@ def evaluate_model(model_dir: str | Path, rewarder: Any, subject: str = DEFAULT_
     rewards = [r["reward"] for r in rows if r["reward"] is not None]
     return {
         "model": str(model_dir), "subject": subject, "samples": n, "seed": seed,
-        "temperature": temperature,
+        "temperature": temperature, "top_p": top_p,
         "gate_mode": rewarder.config.gate_mode, "mix": rewarder.config.mix.name,
         "passed": len(passed), "pass_rate": round(len(passed) / n, 4),
         "rejection_reasons": reasons,
@@ -105,6 +108,21 @@ def untrained_copy(model_dir: str | Path, folder: Path, seed: int = 0) -> Path:
     return folder
 
 
+def sampling(recipe: str | None, temperature: float | None = None,
+             top_p: float | None = None) -> tuple[float, float]:
+    """The temperature and top_p to sample at: the recipe's when one is named (then neither
+    may be given as well), else the ones given, else 1.0."""
+    if recipe is None:
+        return (1.0 if temperature is None else temperature, 1.0 if top_p is None else top_p)
+    if temperature is not None or top_p is not None:
+        raise InputError("give --recipe or --temperature/--top-p, not both: the recipe "
+                         "decides how its runs sample")
+    from watercolour.train.config import parse_args
+
+    _, training = parse_args(["--config", recipe])
+    return float(training.temperature), float(training.top_p)
+
+
 def main(argv: list[str] | None = None) -> int:
     from watercolour.render import Renderer
     from watercolour.rewards import Mix, RewardConfig, Rewarder
@@ -119,11 +137,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mix", default="judge-led")
     parser.add_argument("--samples", type=int, default=64)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--temperature", type=float, default=1.0,
-                        help="sampling temperature (the runs sample at the recipe's)")
+    parser.add_argument("--recipe", default=None,
+                        help="sample as this training recipe does (its temperature and top_p), "
+                             "e.g. tiny-cpu")
+    parser.add_argument("--temperature", type=float, default=None,
+                        help="sampling temperature (default 1, or the recipe's)")
+    parser.add_argument("--top-p", type=float, default=None,
+                        help="nucleus sampling: keep the likeliest tokens up to this mass "
+                             "(default 1, or the recipe's)")
     parser.add_argument("--untrained", action="store_true", help="evaluate the model before "
                         "its warm start: the same architecture and tokenizer, random weights")
     args = parser.parse_args(argv)
+    temperature, top_p = sampling(args.recipe, args.temperature, args.top_p)
     warm = WarmStartConfig.from_env()
     model = args.model or str(warm.folder())
     if args.untrained:
@@ -136,10 +161,11 @@ def main(argv: list[str] | None = None) -> int:
     known = {s.reply().strip() for s in compact_sketches(warm.sketches)}
     with Renderer() as renderer:
         result = evaluate_model(model, Rewarder(config, renderer=renderer), n=args.samples,
-                                seed=args.seed, known=known, temperature=args.temperature)
-    write_json_atomic(args.out, result)
+                                seed=args.seed, known=known, temperature=temperature,
+                                top_p=top_p)
+    write_json_atomic(args.out, {"recipe": args.recipe, **result})
     print(f"{result['passed']}/{result['samples']} pass the allowlist gate at temperature "
-          f"{args.temperature} "
+          f"{temperature}, top-p {top_p} "
           f"({result['rejection_reasons']}); mean reward {result['mean_reward']}")
     return 0
 
