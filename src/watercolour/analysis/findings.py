@@ -18,6 +18,9 @@ from watercolour.analysis.thirds import THIRDS, slope_t, third_of_steps, thirds_
 BAD = 0.3
 """A rollout with a total reward below this is a bad painting (near-blank, shapeless)."""
 
+MIN_SLOPE_T = 3.0
+"""The reward's slope t-statistic over the steps from which a run counts as learning."""
+
 
 def curve_findings(curve: pd.DataFrame, notes: list[str]) -> dict[str, Any]:
     """Reward and component change first → last third, the reward's slope t-statistic, paint
@@ -104,7 +107,7 @@ def rollout_findings(rollouts: pd.DataFrame, notes: list[str]) -> dict[str, Any]
 
 
 def learning_checks(findings: dict[str, Any], rollouts: dict[str, Any],
-                    min_slope_t: float = 3.0) -> dict[str, bool | None]:
+                    min_slope_t: float = MIN_SLOPE_T) -> dict[str, bool | None]:
     """Did the run learn? From :func:`curve_findings` and :func:`rollout_findings`: the last
     third's mean reward above the first's, the reward's slope t at least ``min_slope_t``, fewer
     bad rollouts in the last third than in the first, and no step whose groups all had one
@@ -226,4 +229,4 @@ def _num(value: Any) -> float | None:
     return None if math.isnan(number) or math.isinf(number) else round(number, 6)
 
 
-__all__ = ["BAD", "curve_findings", "learning_checks", "rollout_findings"]
+__all__ = ["BAD", "MIN_SLOPE_T", "curve_findings", "learning_checks", "rollout_findings"]

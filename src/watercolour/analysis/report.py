@@ -8,7 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from watercolour.analysis.curves import numeric_columns, read_curve
-from watercolour.analysis.findings import curve_findings, rollout_findings
+from watercolour.analysis.findings import (
+    MIN_SLOPE_T,
+    curve_findings,
+    learning_checks,
+    rollout_findings,
+)
 from watercolour.analysis.rollouts import read_rollouts
 from watercolour.analysis.thirds import thirds_means
 
@@ -62,6 +67,12 @@ class Analysis:
             if bm["best"]["moved"] is not None:
                 lines.append(f"  best-of-step moved {bm['best']['moved']:+.3f}, median "
                              f"{bm['median']['moved']:+.3f}")
+        checks = {k: v for k, v in learning_checks(f, r or {}).items() if v is not None}
+        if checks:
+            labels = {"slope_t_at_least": f"slope t >= {MIN_SLOPE_T:g}"}
+            lines.append("  learned? " + ", ".join(f"{labels.get(k, k.replace('_', ' '))}: "
+                                                   f"{'yes' if v else 'no'}"
+                                                   for k, v in checks.items()))
         lines += [f"  note: {n}" for n in self.notes]
         return lines
 
