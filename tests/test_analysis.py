@@ -238,9 +238,10 @@ def test_cli_json_has_thirds_for_every_numeric_column(curve_csv, rollouts_jsonl)
     assert json.loads(proc.stdout)["rollouts"]["bad"]["last"]["count"] == 0
     human = _cli("hps-only")
     assert human.returncode == 0 and "0.579 -> 0.637 -> 0.710" in human.stdout
-    assert "last third above first: yes" in human.stdout
+    assert "last third above the first: yes" in human.stdout
     human = _cli(str(curve_csv), "--rollouts", str(rollouts_jsonl))
-    assert "fewer bad in last third: yes, zero std never 1: no" in human.stdout
+    assert "fewer bad rollouts in the last third: yes, frac_reward_zero_std never 1: no" \
+        in human.stdout
 
 
 def test_cli_bad_input_is_one_line(tmp_path):

@@ -106,6 +106,15 @@ def rollout_findings(rollouts: pd.DataFrame, notes: list[str]) -> dict[str, Any]
     return found
 
 
+CHECKS = {
+    "last_third_above_first": "last third above the first",
+    "slope_t_at_least": f"slope t >= {MIN_SLOPE_T:g}",
+    "fewer_bad_in_last_third": "fewer bad rollouts in the last third",
+    "zero_std_never_1": "frac_reward_zero_std never 1",
+}
+"""What each of :func:`learning_checks`' answers checks, in words."""
+
+
 def learning_checks(findings: dict[str, Any], rollouts: dict[str, Any],
                     min_slope_t: float = MIN_SLOPE_T) -> dict[str, bool | None]:
     """Did the run learn? From :func:`curve_findings` and :func:`rollout_findings`: the last
@@ -229,4 +238,4 @@ def _num(value: Any) -> float | None:
     return None if math.isnan(number) or math.isinf(number) else round(number, 6)
 
 
-__all__ = ["BAD", "MIN_SLOPE_T", "curve_findings", "learning_checks", "rollout_findings"]
+__all__ = ["BAD", "CHECKS", "MIN_SLOPE_T", "curve_findings", "learning_checks", "rollout_findings"]

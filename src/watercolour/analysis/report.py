@@ -9,7 +9,7 @@ from typing import Any
 
 from watercolour.analysis.curves import numeric_columns, read_curve
 from watercolour.analysis.findings import (
-    MIN_SLOPE_T,
+    CHECKS,
     curve_findings,
     learning_checks,
     rollout_findings,
@@ -69,9 +69,7 @@ class Analysis:
                              f"{bm['median']['moved']:+.3f}")
         checks = {k: v for k, v in learning_checks(f, r or {}).items() if v is not None}
         if checks:
-            labels = {"slope_t_at_least": f"slope t >= {MIN_SLOPE_T:g}"}
-            lines.append("  learned? " + ", ".join(f"{labels.get(k, k.replace('_', ' '))}: "
-                                                   f"{'yes' if v else 'no'}"
+            lines.append("  learned? " + ", ".join(f"{CHECKS[k]}: {'yes' if v else 'no'}"
                                                    for k, v in checks.items()))
         lines += [f"  note: {n}" for n in self.notes]
         return lines
