@@ -136,6 +136,12 @@ def learning_checks(findings: dict[str, Any], rollouts: dict[str, Any],
     }
 
 
+def describe_checks(checks: dict[str, bool | None]) -> str:
+    """``learning_checks``' answers in words, leaving out the ones without data."""
+    return ", ".join(f"{CHECKS[k]}: {'yes' if v else 'no'}" for k, v in checks.items()
+                     if v is not None)
+
+
 def _passed_reward(scored: pd.DataFrame) -> dict[str, Any]:
     """The mean reward of the sketches that passed the gate, by third, and its slope over the
     steps: what the paintings gained, apart from how often the code broke."""
@@ -238,4 +244,5 @@ def _num(value: Any) -> float | None:
     return None if math.isnan(number) or math.isinf(number) else round(number, 6)
 
 
-__all__ = ["BAD", "CHECKS", "MIN_SLOPE_T", "curve_findings", "learning_checks", "rollout_findings"]
+__all__ = ["BAD", "CHECKS", "MIN_SLOPE_T", "curve_findings", "describe_checks",
+           "learning_checks", "rollout_findings"]

@@ -9,8 +9,8 @@ from typing import Any
 
 from watercolour.analysis.curves import numeric_columns, read_curve
 from watercolour.analysis.findings import (
-    CHECKS,
     curve_findings,
+    describe_checks,
     learning_checks,
     rollout_findings,
 )
@@ -67,10 +67,9 @@ class Analysis:
             if bm["best"]["moved"] is not None:
                 lines.append(f"  best-of-step moved {bm['best']['moved']:+.3f}, median "
                              f"{bm['median']['moved']:+.3f}")
-        checks = {k: v for k, v in learning_checks(f, r or {}).items() if v is not None}
+        checks = describe_checks(learning_checks(f, r or {}))
         if checks:
-            lines.append("  learned? " + ", ".join(f"{CHECKS[k]}: {'yes' if v else 'no'}"
-                                                   for k, v in checks.items()))
+            lines.append(f"  learned? {checks}")
         lines += [f"  note: {n}" for n in self.notes]
         return lines
 

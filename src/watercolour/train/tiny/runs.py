@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from watercolour.analysis.findings import CHECKS, learning_checks
+from watercolour.analysis.findings import describe_checks, learning_checks
 from watercolour.io import write_bytes_atomic, write_json_atomic
 
 THIRDS = ("first", "middle", "last")
@@ -163,8 +163,7 @@ def _headline(analysis: dict[str, Any]) -> list[str]:
             f"{reward.get('last')}; slope t {slope.get('t')}",
             f"the sketches that passed the gate: {p.get('first')} -> {p.get('middle')} -> "
             f"{p.get('last')}; slope t {(passed.get('slope') or {}).get('t')}",
-            "learning checks: " + ", ".join(f"{CHECKS[k]} {'yes' if v else 'no'}"
-                                            for k, v in checks.items() if v is not None)]
+            f"learning checks: {describe_checks(checks)}"]
 
 
 if __name__ == "__main__":
