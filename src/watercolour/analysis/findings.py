@@ -126,13 +126,12 @@ def learning_checks(findings: dict[str, Any], rollouts: dict[str, Any],
     t = (findings.get("reward_slope") or {}).get("t")
     bad_first, bad_last = ((bad.get(k) or {}).get("count") for k in ("first", "last"))
     zero_max = (findings.get("collapsed") or {}).get("max")
-    known = {"reward": None not in (first, last), "t": t is not None,
-             "bad": None not in (bad_first, bad_last), "zero": zero_max is not None}
     return {
-        "last_third_above_first": last > first if known["reward"] else None,
-        "slope_t_at_least": t >= min_slope_t if known["t"] else None,
-        "fewer_bad_in_last_third": bad_last < bad_first if known["bad"] else None,
-        "zero_std_never_1": zero_max < 1 if known["zero"] else None,
+        "last_third_above_first": None if None in (first, last) else last > first,
+        "slope_t_at_least": None if t is None else t >= min_slope_t,
+        "fewer_bad_in_last_third": (None if None in (bad_first, bad_last)
+                                    else bad_last < bad_first),
+        "zero_std_never_1": None if zero_max is None else zero_max < 1,
     }
 
 
