@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The main job on the embedded defaults: render the example sketches into a gallery, then
-# run the book as a pipeline (each chapter executed once, the HTML built from those notebooks).
-# Outputs land in runs/main/, runs/book/ and _build/html/.
+# The main job on the embedded defaults: render the example sketches into a gallery, build the
+# starter pool, train the tiny painter a few GRPO steps, then run the book as a pipeline (each
+# chapter executed once, the HTML built from those notebooks). Outputs land in runs/main/,
+# runs/book/ and _build/html/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh book,dev,train
@@ -10,11 +11,10 @@ watercolour gallery --out runs/main/gallery
 # The starter pool (procedural painter, offline critic, synthetic tiers); resumes if present.
 watercolour pool build --out runs/main/pool --size "${WATERCOLOUR_POOL_SIZE:-96}"
 watercolour pool info runs/main/pool
-# The training program end to end on the placeholder recipe (a tiny random Qwen3 built here,
-# no download; it does not learn yet: the tiny painter's warm start is its own issue), then the
-# analysis of the curve it wrote.
+# The training program end to end on the tiny-cpu recipe: the tiny painter (a ~4M-parameter
+# Qwen3 built here, no download) gets its SFT warm start the first time (~20-30 min, cached
+# under ~/.cache/watercolour), then three GRPO steps; then the analysis of the curve it wrote.
 rm -rf runs/main/tiny-cpu
-# the tiny painter: its warm start is built the first time (~10 min, cached), then GRPO steps
 watercolour train --config tiny-cpu --max-steps 3 --n-episodes 3 --pool runs/main/pool --out runs/main/tiny-cpu
 watercolour analyse runs/main/tiny-cpu/metrics.csv --rollouts runs/main/tiny-cpu/rollouts
 watercolour book run   # every chapter once (papermill), then the HTML from those notebooks

@@ -71,9 +71,9 @@ def test_rollouts_are_appended_resumed_and_saved_as_a_dataset(tmp_path):
 def test_metrics_rows_use_trls_names_and_split_the_step():
     logs = {"reward": 0.4, "completions/clipped_ratio": 0.25, "step_time": 10.0,
             "time/generation_s": 2.0, "time/rewards_s": 7.0, "time/render_s": 6.5,
-            "hps_mean": float("nan"), "none_count": 1.0, "rewards/hps/mean": 0.3}
+            "hps_mean": float("nan"), "none_count": 1.0, "rewards/hps/mean": 0.3, "kl": 0.01}
     row = row_from_logs(4, logs)
-    assert row["step"] == 4 and row["clipped_ratio"] == 0.25
+    assert row["step"] == 4 and row["clipped_ratio"] == 0.25 and row["kl"] == 0.01
     assert row["generation_s"] == 2.0 and row["render_s"] == 6.5
     assert row["scoring_s"] == pytest.approx(0.5) and row["update_s"] == pytest.approx(1.0)
     assert row["hps_mean"] is None and row["rewards/hps/mean"] == 0.3

@@ -65,6 +65,7 @@ def test_two_steps_in_process_leave_every_artifact(tiny_model, renderer, tmp_pat
                        "update_s"):
             assert row[column] != "", column
         assert row["judge_mean"] == ""  # hps-only: the judge is not asked
+        assert (row["kl"] != "") == (training.beta > 0)  # TRL logs kl only with a KL term
         assert float(row["none_count"]) == 0
         passed = [r for r in records if r["step"] == step and r["status"] == "ok"]
         assert float(row["gate_pass_rate"]) == pytest.approx(len(passed) / 4)

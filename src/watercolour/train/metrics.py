@@ -4,10 +4,10 @@ Columns (fixed, so a resumed run appends to the same table; an empty cell is a m
 value): ``step`` (0-based, the step whose rollouts the row describes, as in the published
 curves), TRL's ``reward``, ``reward_std``, ``frac_reward_zero_std``, ``entropy``, ``loss``,
 ``grad_norm``, ``learning_rate``, ``step_time``, ``completions/mean_length``,
-``clipped_ratio``, each component's ``rewards/<name>/mean``, ours (see
-:mod:`watercolour.train.reward_source`), and the step's time split: ``generation_s``,
-``rewards_s`` (of which ``render_s``; ``scoring_s`` is the rest) and ``update_s``
-(``step_time`` minus generation and rewards).
+``clipped_ratio``, ``kl`` (mean KL to the reference model; empty when ``beta`` is 0), each
+component's ``rewards/<name>/mean``, ours (see :mod:`watercolour.train.reward_source`), and
+the step's time split: ``generation_s``, ``rewards_s`` (of which ``render_s``;
+``scoring_s`` is the rest) and ``update_s`` (``step_time`` minus generation and rewards).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from watercolour.io import write_text_atomic
 from watercolour.rewards.mix import COMPONENTS
 
 TRL_COLUMNS = ("reward", "reward_std", "frac_reward_zero_std", "entropy", "loss", "grad_norm",
-               "learning_rate", "step_time", "completions/mean_length", "clipped_ratio")
+               "learning_rate", "step_time", "completions/mean_length", "clipped_ratio", "kl")
 OUR_COLUMNS = ("judge_mean", "hps_mean", "length_mean", "gate_pass_rate",
                "paint_fraction_mean", "n_shapes_mean", "none_count", "render_seconds_mean")
 TIME_COLUMNS = ("generation_s", "rewards_s", "render_s", "scoring_s", "update_s")
