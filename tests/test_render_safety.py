@@ -147,6 +147,14 @@ def test_killed_browser_is_an_infrastructure_error_then_recovers():
         assert renderer.restarts >= 1
 
 
+def test_a_recycled_browser_paints_the_same_picture(small_sketch):
+    with Renderer(workers=1, renders_per_browser=2) as renderer:
+        results = [renderer.render(small_sketch, seed=3) for _ in range(3)]
+        assert renderer.restarts == 1  # the third render came from a fresh browser
+    assert all(r.ok for r in results), [r.to_dict() for r in results]
+    assert results[2].png == results[0].png
+
+
 def test_parallel_renders_match_sequential(small_sketch):
     sketches = [small_sketch] * 4
     seeds = [1, 2, 3, 4]

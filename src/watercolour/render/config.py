@@ -33,8 +33,11 @@ class RenderConfig:
                             "prefers llvmpipe")
     viewport: tuple[int, int] = (1024, 1024)
     launch_timeout_s: float = 30.0
-    renders_per_browser: int = 500
-    """Recycle a browser after this many renders, to bound any slow leak."""
+    renders_per_browser: int = 100
+    """Recycle a browser after this many renders: a warm browser slows as it renders (at 500
+    the tiny painter's runs rendered ~30% slower than after a restart;
+    ``benchmarks/render_drift.py``: renders 251-300 took 1.12x as long as a browser recycled
+    every 100, restarts included)."""
     js_heap_mb: int = 1024
     """V8 heap limit per page: a memory bomb crashes its own page quickly."""
     reuse_page: bool = True
