@@ -3,8 +3,10 @@ recycled and one recycled every ``--recycle`` renders, take turns rendering the 
 sequence of the tiny painter's training sketches (``watercolour.train.tiny.sketches``, the
 code the tiny painter learns to write); per render: seconds and the browser's resident memory.
 
-Taking turns puts both under the same machine load, so the ratio of their late renders'
-mean time is the figure to read; absolute times vary about 2x between machines.
+Taking turns puts both under the same machine load and the same sketches, so the ratios of
+their times are the figures to read (each arm's own late/early ratio also moves with the
+sketches and the load); absolute times vary about 2x between machines. Target: recycling is
+no slower on average, its restarts included.
 
     python benchmarks/render_drift.py [--renders 300] [--recycle 100] [--window 50]
 
@@ -27,7 +29,7 @@ from watercolour.render.processes import browser_processes
 from watercolour.train.tiny.sketches import compact_sketches
 
 RESULTS = Path(__file__).resolve().parent / "results"
-TARGET_LATE_RATIO = 1.05  # the recycled browser's last window vs its first
+TARGET_MEAN_RATIO = 1.0  # never-recycled mean / recycled mean (restarts included): >= this
 
 
 def browser_rss_mb(renderer: Renderer) -> float:
@@ -105,8 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     report["late_window_ratio_never_vs_recycled"] = round(
         never["window_means_s"][-1] / recycled["window_means_s"][-1], 3)
     report["mean_ratio_never_vs_recycled"] = round(never["mean_s"] / recycled["mean_s"], 3)
-    report["target_recycled_late_vs_early"] = TARGET_LATE_RATIO
-    report["meets_target"] = recycled["late_vs_early"] <= TARGET_LATE_RATIO
+    report["target_mean_ratio_never_vs_recycled"] = TARGET_MEAN_RATIO
+    report["meets_target"] = report["mean_ratio_never_vs_recycled"] >= TARGET_MEAN_RATIO
     write_json_atomic(out, report)
     for name, arm in report["arms"].items():
         print(f"{name:22s} mean {arm['mean_s']:.2f} s  windows {arm['window_means_s']}  "
