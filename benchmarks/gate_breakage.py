@@ -24,7 +24,7 @@ from pathlib import Path
 
 from watercolour.gates.extract import extract_sketch
 from watercolour.gates.inventory import take_inventory
-from watercolour.gates.verdict import static_findings
+from watercolour.gates.verdict import assess
 from watercolour.io import write_json_atomic
 from watercolour.train.tiny.evaluate import sample_replies
 
@@ -33,11 +33,12 @@ RUN_FINALS = ("runs/tiny/hps-only/final", "runs/tiny/judge-led/final")
 
 
 def first_static_violation(reply: str) -> str | None:
-    """The violation the allowlist gate's static stage rejects ``reply`` for, or None."""
-    extracted = extract_sketch(reply)
-    inventory = take_inventory(extracted.code) if extracted.code else None
-    findings = static_findings(extracted, inventory, "allowlist")
-    return findings[0].violation.value if findings else None
+    """The first violation (in the gate's order) the allowlist gate's static stage rejects
+    ``reply`` for, or None."""
+    extraction = extract_sketch(reply)
+    inventory = take_inventory(extraction.code) if extraction.code is not None else None
+    violations = assess(extraction, inventory, None, mode="allowlist").violations
+    return violations[0] if violations else None
 
 
 def breakage(model: str, samples: int, temperature: float, top_p: float, seed: int) -> dict:

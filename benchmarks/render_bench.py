@@ -35,7 +35,7 @@ from watercolour.examples import load_examples
 from watercolour.io import write_json_atomic
 from watercolour.render import RenderConfig, Renderer, versions
 from watercolour.render.paint import decode_rgb
-from watercolour.render.processes import browser_processes
+from watercolour.render.processes import browser_rss_mb
 from watercolour.render.result import RenderResult
 from watercolour.render.worker import BrowserWorker
 
@@ -117,11 +117,6 @@ async def run_naive_async(sketches: dict[str, str], repeats: int, config: Render
                 print(f"  naive {round_ + 1}/{repeats} {name:22s} "
                       f"{result.timings['total_s']:6.2f} s", flush=True)
     return by_sketch
-
-
-def browser_rss_mb(marker: str) -> float:
-    """Resident memory summed over a browser and all its child processes."""
-    return round(sum(p.rss_bytes for p in browser_processes(marker)) / 2**20, 1)
 
 
 def run_memory(sketches: dict[str, str], renders: int) -> dict:

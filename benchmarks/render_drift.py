@@ -25,17 +25,11 @@ from pathlib import Path
 
 from watercolour.io import write_json_atomic
 from watercolour.render import Renderer
-from watercolour.render.processes import browser_processes
+from watercolour.render.processes import browser_rss_mb
 from watercolour.train.tiny.sketches import compact_sketches
 
 RESULTS = Path(__file__).resolve().parent / "results"
 TARGET_MEAN_RATIO = 1.0  # never-recycled mean / recycled mean (restarts included): >= this
-
-
-def browser_rss_mb(renderer: Renderer) -> float:
-    """Resident memory of the renderer's (one) browser and its child processes."""
-    marker = renderer._workers[0].marker
-    return round(sum(p.rss_bytes for p in browser_processes(marker)) / 2**20, 1)
 
 
 def windows(seconds: list[float], size: int) -> list[float]:
@@ -79,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
                     raise RuntimeError(f"{name} render {i} failed: {result.error}")
                 seconds[name].append(result.timings["total_s"])
                 if i % 25 == 0 or i == len(codes) - 1:
-                    rss[name].append({"render": i + 1, "rss_mb": browser_rss_mb(renderer)})
+                    rss[name].append({"render": i + 1, "rss_mb": browser_rss_mb(
+                        renderer._workers[0].marker)})
             if (i + 1) % 25 == 0:
                 print(f"  {i + 1}/{len(codes)}: " + ", ".join(
                     f"{n} {statistics.mean(s[-25:]):.2f} s" for n, s in seconds.items()),

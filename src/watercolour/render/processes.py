@@ -55,3 +55,8 @@ def browser_processes(marker: str) -> list[ChromiumProcess]:
                 family.add(pid)
                 grew = True
     return [found[pid] for pid in sorted(family)]
+
+
+def browser_rss_mb(marker: str) -> float:
+    """Resident memory of the marked browser and all its child processes, in MiB."""
+    return round(sum(p.rss_bytes for p in browser_processes(marker)) / 2**20, 1)
