@@ -195,6 +195,19 @@ def test_learning_checks_on_a_known_run(curve_csv, rollouts_jsonl):
     assert set(learning_checks({}, {}).values()) == {None}
 
 
+def test_a_run_too_short_to_judge_says_so_instead_of_answering(curve_csv, rollouts_jsonl):
+    from watercolour.analysis.findings import MIN_STEPS_TO_JUDGE, describe_learning
+
+    result = analyse(curve_csv, rollouts_jsonl)  # 6 steps: two a third
+    words = describe_learning(result.findings, result.rollouts)
+    assert words.startswith("too few steps to judge (6;") and "slope" not in words
+    assert any(line.strip().startswith("learned? too few steps") for line in result.summary_lines())
+    long_enough = {**result.findings, "steps": MIN_STEPS_TO_JUDGE}
+    assert describe_learning(long_enough, result.rollouts) == (
+        "last third above the first: yes, slope t >= 3: yes, fewer bad rollouts in the last "
+        "third: yes, frac_reward_zero_std never 1: no")
+
+
 def test_rollouts_read_the_same_from_jsonl_and_a_datasets_folder(tmp_path, rollouts_jsonl):
     import datasets
 
@@ -240,8 +253,7 @@ def test_cli_json_has_thirds_for_every_numeric_column(curve_csv, rollouts_jsonl)
     assert human.returncode == 0 and "0.579 -> 0.637 -> 0.710" in human.stdout
     assert "last third above the first: yes" in human.stdout
     human = _cli(str(curve_csv), "--rollouts", str(rollouts_jsonl))
-    assert "fewer bad rollouts in the last third: yes, frac_reward_zero_std never 1: no" \
-        in human.stdout
+    assert "learned? too few steps to judge (6;" in human.stdout  # the fixture's 6 steps
 
 
 def test_cli_bad_input_is_one_line(tmp_path):

@@ -21,6 +21,9 @@ BAD = 0.3
 MIN_SLOPE_T = 3.0
 """The reward's slope t-statistic over the steps from which a run counts as learning."""
 
+MIN_STEPS_TO_JUDGE = 9
+"""Fewer steps than this (three a third) are too few for :func:`learning_checks` to mean much."""
+
 
 def curve_findings(curve: pd.DataFrame, notes: list[str]) -> dict[str, Any]:
     """Reward and component change first → last third, the reward's slope t-statistic, paint
@@ -139,6 +142,15 @@ def describe_checks(checks: dict[str, bool | None]) -> str:
     """``learning_checks``' answers in words, leaving out the ones without data."""
     return ", ".join(f"{CHECKS[k]}: {'yes' if v else 'no'}" for k, v in checks.items()
                      if v is not None)
+
+
+def describe_learning(findings: dict[str, Any], rollouts: dict[str, Any]) -> str:
+    """:func:`learning_checks` in words, or why a run this short cannot be judged."""
+    steps = findings.get("steps")
+    if steps is not None and steps < MIN_STEPS_TO_JUDGE:
+        return (f"too few steps to judge ({steps}; the checks need {MIN_STEPS_TO_JUDGE} or more, "
+                "three a third)")
+    return describe_checks(learning_checks(findings, rollouts))
 
 
 def _passed_reward(scored: pd.DataFrame) -> dict[str, Any]:

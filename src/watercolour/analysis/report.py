@@ -10,8 +10,7 @@ from typing import Any
 from watercolour.analysis.curves import numeric_columns, read_curve
 from watercolour.analysis.findings import (
     curve_findings,
-    describe_checks,
-    learning_checks,
+    describe_learning,
     rollout_findings,
 )
 from watercolour.analysis.rollouts import read_rollouts
@@ -67,7 +66,7 @@ class Analysis:
             if bm["best"]["moved"] is not None:
                 lines.append(f"  best-of-step moved {bm['best']['moved']:+.3f}, median "
                              f"{bm['median']['moved']:+.3f}")
-        checks = describe_checks(learning_checks(f, r or {}))
+        checks = describe_learning(f, r or {})
         if checks:
             lines.append(f"  learned? {checks}")
         lines += [f"  note: {n}" for n in self.notes]

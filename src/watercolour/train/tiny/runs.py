@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from watercolour.analysis.findings import describe_checks, learning_checks
+from watercolour.analysis.findings import describe_learning
 from watercolour.io import write_bytes_atomic, write_json_atomic
 
 THIRDS = ("first", "middle", "last")
@@ -158,12 +158,11 @@ def _headline(analysis: dict[str, Any]) -> list[str]:
     slope = f.get("reward_slope") or {}
     passed = (analysis.get("rollouts") or {}).get("passed") or {}
     p = passed.get("reward") or {}
-    checks = learning_checks(f, analysis.get("rollouts") or {})
     return [f"reward by thirds {reward.get('first')} -> {reward.get('middle')} -> "
             f"{reward.get('last')}; slope t {slope.get('t')}",
             f"the sketches that passed the gate: {p.get('first')} -> {p.get('middle')} -> "
             f"{p.get('last')}; slope t {(passed.get('slope') or {}).get('t')}",
-            f"learning checks: {describe_checks(checks)}"]
+            f"learning checks: {describe_learning(f, analysis.get('rollouts') or {})}"]
 
 
 if __name__ == "__main__":
