@@ -169,3 +169,150 @@ def test_hub_ids_load_from_the_local_cache_offline(folder, tmp_path):
             assert out["rows"] == 5, out
             assert out["tiers"] == {"love": 2, "okay": 3}
             assert out["ids"] == ["p000", "p001", "p002", "p003", "p004"]
+
+
+# ---------------------------------------------------------------- as a `datasets` dataset
+
+
+def test_load_dataset_reads_a_pool_folder_as_images(folder, tmp_path, monkeypatch):
+    # what `datasets.load_dataset(folder)` and the Hub's viewer see: the card's data_files
+    # name the images with their metadata, so the rows are images with tier, subject, ...
+    import datasets
+
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "dscache"))
+    ds = datasets.load_dataset(str(folder), split="train",
+                               cache_dir=str(tmp_path / "dscache"))
+    assert isinstance(ds.features["image"], datasets.Image)
+    assert "file_name" not in ds.column_names
+    for column in ("tier", "subject", "sketch", "critique"):
+        assert column in ds.column_names
+    assert list(ds["id"]) == ["p000", "p001", "p002", "p003", "p004"]
+    assert ds[0]["image"].size == (24, 24)
+    assert list(ds["tier"]) == ["love", "love", "okay", "okay", "okay"]
+    assert ds[1]["subject"] == "a peach hibiscus"
+    assert ds[0]["sketch"].startswith("function setup()")
+    assert ds[0]["critique"] == "fine"
+
+
+# ---------------------------------------------------------------- pool push, to a fake Hub
+
+
+class _FakeHub:
+    """Just enough of the Hub's HTTP API for ``create_repo`` + ``upload_folder`` of small
+    files (every file a regular git blob): it records the repositories and files it got."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        self.repos: list[dict] = []
+        self.files: dict[str, bytes] = {}
+        self.paths: list[str] = []
+        self.card_meta: dict | None = None
+        hub = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _reply(self, payload: dict, status: int = 200) -> None:
+                body = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_POST(self):
+                import base64
+
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                hub.paths.append(self.path)
+                if self.path == "/api/repos/create":
+                    request = json.loads(body)
+                    hub.repos.append(request)
+                    repo = f"{request['organization']}/{request['name']}"
+                    return self._reply({"url": f"{hub.url}/datasets/{repo}"})
+                if self.path == "/api/validate-yaml":  # the card's front matter must parse
+                    import yaml
+
+                    card = json.loads(body)["content"]
+                    hub.card_meta = yaml.safe_load(card.split("---\n")[1])
+                    return self._reply({})
+                if "/preupload/" in self.path:
+                    files = json.loads(body)["files"]
+                    return self._reply({"files": [{"path": f["path"], "uploadMode": "regular",
+                                                   "shouldIgnore": False} for f in files]})
+                if "/commit/" in self.path:
+                    repo = self.path.split("/api/datasets/")[1].split("/commit/")[0]
+                    for line in body.decode().splitlines():
+                        item = json.loads(line)
+                        if item["key"] == "file":
+                            value = item["value"]
+                            hub.files[value["path"]] = base64.b64decode(value["content"])
+                    return self._reply({"commitUrl": f"{hub.url}/datasets/{repo}/commit/{'1' * 40}",
+                                        "commitOid":
+                                        "1" * 40, "pullRequestUrl": None})
+                return self._reply({"error": f"not faked: {self.path}"}, 404)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_pool_push_uploads_the_folder_to_the_hub(folder, tmp_path):
+    (folder / ".cache").mkdir()
+    (folder / ".cache" / "junk").write_text("never uploaded")
+    (folder / "notes.txt").write_text("not part of a pool")
+    hub = _FakeHub()
+    try:
+        env = {**os.environ, "HF_TOKEN": "hf_fake", "HF_HUB_DISABLE_TELEMETRY": "1",
+               "HF_HOME": str(tmp_path / "hf")}
+        cmd = [sys.executable, "-m", "watercolour", "pool", "push", str(folder),
+               "someone/my-pool", "--endpoint", hub.url, "--json"]
+        dry = subprocess.run([*cmd, "--dry-run"], env=env, capture_output=True, text=True,
+                             timeout=120)
+        assert dry.returncode == 0, dry.stderr[-2000:]
+        planned = json.loads(dry.stdout)
+        assert hub.paths == []  # a dry run sends nothing
+        assert planned["rows"] == 5 and planned["url"] is None
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        report = json.loads(proc.stdout)
+    finally:
+        hub.close()
+    assert hub.repos == [{"name": "my-pool", "organization": "someone", "visibility": "public",
+                          "type": "dataset"}]
+    assert report["url"] == f"{hub.url}/datasets/someone/my-pool"
+    expected = sorted(["README.md", "metadata.jsonl"]
+                      + [f"images/p{i:03d}.png" for i in range(5)]
+                      + [f"sources/p{i:03d}.js" for i in range(5)])
+    assert sorted(hub.files) == expected == report["files"] == planned["files"]
+    for name in expected:
+        assert hub.files[name] == (folder / name).read_bytes()
+    data_files = hub.card_meta["configs"][0]["data_files"][0]["path"]
+    assert data_files == ["metadata.jsonl", "images/*.png"]
+    # what was uploaded loads back as the same pool
+    copy = tmp_path / "downloaded"
+    for name, data in hub.files.items():
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        (copy / name).write_bytes(data)
+    assert list(load_pool(copy)["id"]) == list(load_pool(folder)["id"])
+
+
+def test_pool_push_refuses_a_bad_pool_or_repo(tmp_path):
+    bad = rows(2, 2)
+    bad[0]["tier"] = "meh"
+    folder = write_pool_folder(bad, tmp_path / "bad")
+    env = {**os.environ, "HF_TOKEN": "hf_fake", "HF_ENDPOINT": "http://127.0.0.1:9"}
+    for args, message in (([str(folder), "someone/pool"], "unknown tier 'meh'"),
+                          ([str(folder), "not-a-repo-id"], "owner/name"),
+                          ([str(tmp_path / "nowhere"), "someone/pool"], "no pool folder")):
+        proc = subprocess.run([sys.executable, "-m", "watercolour", "pool", "push", *args],
+                              env=env, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 2, proc.stderr[-2000:]
+        assert message in proc.stderr and "Traceback" not in proc.stderr

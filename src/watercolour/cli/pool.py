@@ -1,5 +1,5 @@
-"""``watercolour pool build --out DIR [--size N] [--seed S]`` and
-``watercolour pool info PATH [--json]``."""
+"""``watercolour pool build --out DIR [--size N] [--seed S]``,
+``watercolour pool info PATH [--json]`` and ``watercolour pool push DIR REPO``."""
 
 from __future__ import annotations
 
@@ -55,6 +55,26 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
     i.add_argument("--json", action="store_true", help="print an object with rows, tiers, ...")
     i.set_defaults(run=run_info)
 
+    u = sub.add_parser(
+        "push",
+        help="upload a pool folder to the Hub as a dataset",
+        description="Upload a pool folder (or a build folder's pool/) to a Hugging Face dataset "
+        "repository, created if missing: its card, metadata.jsonl, images/ and sources/, the "
+        "layout datasets.load_dataset reads as images with their tier, subject, sketch and "
+        "critique. The pool is validated first. Needs HF_TOKEN (or `hf auth login`).",
+    )
+    u.add_argument("path", metavar="DIR", help="a pool folder or a build folder")
+    u.add_argument("repo", metavar="REPO", help="the dataset repository, owner/name")
+    u.add_argument("--private", action="store_true", help="create the repository private")
+    u.add_argument("--message", default="Upload a watercolour pool", help="commit message")
+    u.add_argument("--endpoint", default=None,
+                   help="a Hub endpoint (default: HF_ENDPOINT, else huggingface.co)")
+    u.add_argument("--dry-run", action="store_true",
+                   help="validate and list what would be uploaded; upload nothing")
+    u.add_argument("--json", action="store_true",
+                   help="print an object with repo, url, files, bytes")
+    u.set_defaults(run=run_push)
+
 
 def run_build(args: argparse.Namespace) -> int:
     from watercolour.pool.backends import choose_critic, choose_painters
@@ -105,4 +125,40 @@ def run_info(args: argparse.Namespace) -> int:
                 print(f"  {tier}: mean {p['mean']:.3f}")
     if stats["n_shapes"]:
         print(f"shapes: mean {stats['n_shapes']['mean']:.1f}")
+    return 0
+
+
+def run_push(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from watercolour.errors import InputError
+    from watercolour.pool.dataset import (
+        is_hub_id,
+        load_pool,
+        push_pool,
+        resolve_local,
+        upload_files,
+    )
+
+    if not is_hub_id(args.repo):
+        raise InputError(f"REPO must be a Hub repository id owner/name, not {args.repo!r}")
+    folder = resolve_local(Path(args.path))
+    if not folder.is_dir():
+        raise InputError(f"no pool folder {args.path}")
+    files = upload_files(folder)
+    size = sum((folder / f).stat().st_size for f in files)
+    rows = len(load_pool(folder))  # validated: a bad pool stops here, before any upload
+    if args.dry_run:
+        url = None
+    else:
+        url = push_pool(folder, args.repo, private=args.private, commit_message=args.message,
+                        endpoint=args.endpoint, check=False)
+    report = {"repo": args.repo, "url": url, "dry_run": args.dry_run, "folder": str(folder),
+              "rows": rows, "files": [f.as_posix() for f in files], "bytes": size}
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        verb = "would upload" if args.dry_run else "uploaded"
+        print(f"{verb} {len(files)} files ({size / 1e6:.1f} MB, {rows} paintings) from "
+              f"{folder} to {url or args.repo}")
     return 0

@@ -102,14 +102,19 @@ def default_card(rows: int, note: str = "") -> str:
         "license: cc-by-4.0\n"
         "task_categories:\n- image-classification\n"
         "tags:\n- reinforcement-learning\n- reward-model\n- p5js\n- generative-art\n"
-        "configs:\n- config_name: default\n  data_files:\n  - split: train\n"
-        f"    path: \"{METADATA}\"\n"
+        # The images and their metadata together: `load_dataset(folder)` (and the Hub's
+        # viewer) then reads an imagefolder, an `image` column beside the metadata's columns.
+        # Naming only metadata.jsonl would read it as JSON, file names instead of images.
+        "configs:\n- config_name: default\n  data_files:\n  - split: train\n    path:\n"
+        f"    - \"{METADATA}\"\n    - \"images/*.png\"\n"
         "---\n\n"
         "# A watercolour reference pool\n\n"
         f"{rows} paintings in two tiers, `love` and `okay`: p5.brush sketches (`sources/`) "
         "and their renders (`images/`), one row each in `metadata.jsonl`. The pairwise judge "
         "of the `watercolour` environment compares candidates against paintings drawn from it."
-        "\n\n" + (note + "\n" if note else "")
+        " `datasets.load_dataset(<this repository or folder>, split=\"train\")` reads it with "
+        "an `image` column beside `tier`, `subject`, `sketch` and `critique`.\n\n"
+        + (note + "\n" if note else "")
     )
 
 
@@ -119,6 +124,31 @@ def save_pool(dataset, path: str | os.PathLike[str]) -> Path:
     return Path(path)
 
 
+def upload_files(folder: str | os.PathLike[str]) -> list[Path]:
+    """The files :func:`push_pool` uploads from a pool folder, relative to it, sorted: the
+    card, ``metadata.jsonl``, ``images/`` and ``sources/`` (hidden files and anything else are
+    left out)."""
+    root = resolve_local(Path(folder))
+    if not (root / METADATA).is_file():
+        raise InputError(f"{root} is not a pool folder (no {METADATA})")
+    return sorted(path.relative_to(root) for path in root.rglob("*")
+                  if path.is_file() and _uploadable(path.relative_to(root)))
+
+
+UPLOAD_PATTERNS = ["README.md", METADATA, "images/*.png", "sources/*.js"]
+"""What a pool folder's upload holds (``upload_folder``'s ``allow_patterns``)."""
+
+
+def _uploadable(relative: Path) -> bool:
+    parts = relative.parts
+    if any(part.startswith(".") for part in parts):
+        return False
+    if len(parts) == 1:
+        return parts[0] in ("README.md", METADATA)
+    return len(parts) == 2 and ((parts[0], relative.suffix) in (("images", ".png"),
+                                                                ("sources", ".js")))
+
+
 def push_pool(
     source,
     repo_id: str,
@@ -126,26 +156,35 @@ def push_pool(
     token: str | None = None,
     private: bool = False,
     commit_message: str = "Upload a watercolour pool",
+    endpoint: str | None = None,
+    check: bool = True,
 ) -> str:
     """Push a pool to the Hub as a dataset repository and return its URL.
 
-    ``source`` is a pool folder (uploaded as it is, sources and card included: the layout of
-    the published pool) or a ``datasets.Dataset`` (pushed as Parquet with ``push_to_hub``).
+    ``source`` is a pool folder (a build folder's ``pool/`` too), uploaded as it is, sources
+    and card included (:func:`upload_files`: the layout of the published pool, which
+    ``datasets.load_dataset`` reads as an imagefolder), or a ``datasets.Dataset`` (pushed as
+    Parquet with ``push_to_hub``). A folder is validated first (``check``). ``endpoint``: a
+    Hub other than ``HF_ENDPOINT``'s.
     """
     from huggingface_hub import HfApi
 
-    api = HfApi(token=token)
-    api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+    folder = None
     if isinstance(source, str | os.PathLike):
         folder = resolve_local(Path(source))
-        if not (folder / METADATA).is_file():
-            raise InputError(f"{folder} is not a pool folder (no {METADATA})")
+        upload_files(folder)  # a pool folder, or a clear error
+        if check:
+            validate(_from_metadata(folder), source=str(folder))
+    api = HfApi(token=token, endpoint=endpoint)
+    url = api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+    if folder is not None:
         api.upload_folder(folder_path=str(folder), repo_id=repo_id, repo_type="dataset",
-                          commit_message=commit_message)
+                          commit_message=commit_message, allow_patterns=UPLOAD_PATTERNS,
+                          ignore_patterns=[".*", "*/.*"])
     else:
         source.push_to_hub(repo_id, token=token, private=private,
                            commit_message=commit_message)
-    return f"https://huggingface.co/datasets/{repo_id}"
+    return str(url)
 
 
 # ---------------------------------------------------------------- loading
