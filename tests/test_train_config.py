@@ -69,6 +69,21 @@ def test_a_recipe_sets_defaults_and_flags_override_it():
     assert run.env_url == ["http://a:1", "http://b:2"]
 
 
+@pytest.mark.parametrize("recipe, dtype", [("tiny-cpu", "float32"), ("smoke-4b", "bfloat16"),
+                                           ("full-35b", "bfloat16")])
+def test_the_gpu_recipes_and_bf16_load_the_weights_in_bfloat16(recipe, dtype):
+    """TRL loads in float32 unless model_init_kwargs names a dtype: --bf16 names bfloat16."""
+    run, t = parse_args(["--config", recipe])
+    assert t.load_dtype == dtype and not run.adapt_vision
+    assert (t.model_init_kwargs or {}).get("dtype", "float32") == dtype
+    _, t = parse_args(["--config", recipe, "--bf16", "false"])
+    assert t.load_dtype == "float32"
+    _, t = parse_args(["--bf16", "--model-init-kwargs", '{"dtype": "float32"}'])
+    assert t.load_dtype == "float32"  # an explicit dtype wins
+    _, t = parse_args(["--model-init-kwargs", '{"dtype": "bfloat16"}'])
+    assert t.load_dtype == "bfloat16" and not t.bf16
+
+
 @pytest.mark.parametrize("recipe", ["tiny-cpu", "smoke-4b", "full-35b"])
 def test_every_recipe_parses(recipe):
     _run, t = parse_args(["--config", str(ROOT / f"recipes/{recipe}.yaml")])
@@ -86,6 +101,7 @@ def test_tiny_recipe_trains_the_tiny_painter_behind_the_allowlist_gate():
 @pytest.mark.parametrize("argv, message", [
     (["--mix", "everything"], "--mix must be one of"),
     (["--all-linear"], "add --lora"),
+    (["--adapt-vision"], "add --lora"),
     (["--prompt", "long"], "--prompt must be full or short"),
     (["--references", "0"], "--references must be at least 1"),
 ])

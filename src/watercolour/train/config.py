@@ -62,6 +62,11 @@ class RunArguments:
     lora_r: int = field(default=16, metadata={"help": "LoRA rank."})
     lora_alpha: int = field(default=32, metadata={"help": "LoRA alpha (scale = alpha / r)."})
     lora_dropout: float = field(default=0.0, metadata={"help": "LoRA dropout."})
+    adapt_vision: bool = field(default=False, metadata={
+        "help": "Also put LoRA adapters on the model's vision tower (Qwen3.5's model.visual). "
+                "Off by default: the policy reads a text prompt only, so the tower never runs; "
+                "all-linear would otherwise adapt it too (7,978,496 of 30,455,936 trainable "
+                "parameters on Qwen3.5-35B-A3B)."})
     env_url: list[str] = field(default_factory=list, metadata={
         "help": "Environment server URL(s) giving the reward (several: the resilient "
                 "multi-URL client; commas also separate). None: the reward is computed in "
@@ -121,6 +126,8 @@ class RunArguments:
             raise InputError("timeouts must be positive and retries at least 0")
         if self.all_linear and not self.lora:
             raise InputError("--all-linear chooses LoRA's target modules: add --lora")
+        if self.adapt_vision and not self.lora:
+            raise InputError("--adapt-vision chooses where LoRA's adapters go: add --lora")
 
     @property
     def target_modules(self) -> str | list[str]:
@@ -157,7 +164,9 @@ class TrainArguments(GRPOConfig):
                                               ["--per-device-batch-size"], 8)
     run_name: str | None = _alias(_F["run_name"], ["--run-tag"])
     bf16: bool = field(default=False, metadata={
-        "help": "bfloat16 mixed precision (needs a GPU that has it)."})
+        "help": "bfloat16 mixed precision (needs a GPU that has it); the weights are then "
+                "also loaded in bfloat16 (model_init_kwargs' dtype, unless it names one: "
+                "TRL's own default is float32, twice the memory)."})
     gradient_checkpointing: bool = field(default=False, metadata={
         "help": "Recompute activations in the backward pass (less memory, ~20% slower)."})
     logging_steps: float = field(default=1, metadata={
@@ -178,6 +187,17 @@ class TrainArguments(GRPOConfig):
         super().__post_init__()
         if self.bf16_deferred:
             self.bf16 = True
+        kwargs = dict(self.model_init_kwargs or {})
+        if self.bf16 and kwargs.get("dtype") is None:
+            kwargs["dtype"] = "bfloat16"
+            self.model_init_kwargs = kwargs
+
+    @property
+    def load_dtype(self) -> str:
+        """The dtype TRL loads the policy's weights in: ``model_init_kwargs``' ``dtype``
+        (bfloat16 with ``--bf16``), else TRL's default float32."""
+        dtype = (self.model_init_kwargs or {}).get("dtype")
+        return str(dtype).removeprefix("torch.") if dtype is not None else "float32"
 
 
 def bf16_available() -> bool:

@@ -1,22 +1,33 @@
-"""The LoRA plan of a model built on the ``meta`` device, and a memory estimate for one GPU.
+"""The LoRA plan of the model TRL loads, built on the ``meta`` device; a memory estimate for
+one GPU; and the check that the weights a run would load fit the device.
 
-:func:`lora_plan` answers, without weights: how many decoder layers get adapters, how many
-parameters train, and whether the routed experts stay frozen. A decoder layer counts as
-*adapted* when its token mixer (``self_attn`` in full-attention layers, ``linear_attn`` in
-Qwen3.5's linear-attention layers) carries adapters: that is what separates the module lists.
-On Qwen3.5-35B-A3B the dense-model list (q/k/v/o/gate/up/down_proj) adapts only the 10
-full-attention layers (its MLP names match only the small shared expert), ``all-linear`` all
-40; routed experts are fused 3-D parameters, not ``nn.Linear``, so they stay frozen either way.
+The model is the class the config's ``architectures`` names (what TRL's
+``create_model_from_path`` loads): for Qwen3.5 the multimodal ``...ForConditionalGeneration``
+with a vision tower (``model.visual``), not the text-only causal LM. PEFT's ``all-linear``
+would adapt that tower too (7,978,496 of 30,455,936 trainable parameters on Qwen3.5-35B-A3B),
+which a single-turn text policy never runs: by default :func:`lora_config` excludes it
+(``exclude_modules``, :data:`VISION_MODULES`); ``--adapt-vision`` keeps it.
 
-:func:`memory_estimate` adds up, for one training micro-batch: the frozen weights, the LoRA
-parameters with their gradients and AdamW state (fp32), the activations kept by gradient
-checkpointing (one hidden state per layer per token) plus one layer recomputed, the logits of
-the completion (bf16, an fp32 log-softmax and its gradient) and the generation's KV cache.
-An estimate, labelled so; ``benchmarks/train_bench.py --gpu`` measures the real peak.
+:func:`lora_plan` answers, without weights: which class, how many decoder layers get adapters,
+how many parameters train, whether the vision tower is adapted and whether the routed experts
+stay frozen. A decoder layer counts as *adapted* when its token mixer (``self_attn`` in
+full-attention layers, ``linear_attn`` in Qwen3.5's linear-attention layers) carries adapters:
+that is what separates the module lists. On Qwen3.5-35B-A3B the dense-model list
+(q/k/v/o/gate/up/down_proj) adapts only the 10 full-attention layers (its MLP names match only
+the small shared expert), ``all-linear`` all 40; routed experts are fused 3-D parameters, not
+``nn.Linear``, so they stay frozen either way. :func:`describe_adapters` counts the same on any
+PEFT model (the one a run trained), so a test can hold the plan against what PEFT did.
+
+:func:`memory_estimate` adds up, for one training micro-batch: the frozen weights (in the load
+dtype), the LoRA parameters with their gradients and AdamW state (fp32), the activations kept
+by gradient checkpointing (one hidden state per layer per token) plus one layer recomputed, the
+logits of the completion (bf16, an fp32 log-softmax and its gradient) and the generation's KV
+cache. An estimate, labelled so; ``benchmarks/train_gpu_check.py`` measures the real peak.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass
@@ -27,6 +38,10 @@ H200_GIB = 139.0
 """One H200's memory as the device machines here report it (141 GB class)."""
 MIXERS = ("self_attn", "linear_attn")
 _LAYER = re.compile(r"\.layers\.(\d+)\.")
+VISION_MODULES = r"(.*\.)?visual(\..*)?"
+"""PEFT ``exclude_modules``: every module of a vision tower (``model.visual`` in Qwen3.5)."""
+_VISION = re.compile(r"(^|\.)visual(\.|$)")
+DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
 
 
 def _text_config(config: Any) -> Any:
@@ -34,61 +49,92 @@ def _text_config(config: Any) -> Any:
     return get() if get is not None else config
 
 
-def lora_plan(model: Any, target_modules: str | list[str], r: int = 16, alpha: int = 32,
-              dropout: float = 0.0) -> dict[str, Any]:
-    """Apply PEFT LoRA to ``model`` (on ``meta``, or anywhere) and describe the result.
+def has_vision_tower(config: Any) -> bool:
+    """Whether the model of ``config`` carries a vision tower (a ``vision_config``)."""
+    return getattr(config, "vision_config", None) is not None
 
-    Returns ``layers_adapted``, ``layers_total``, ``trainable_params``, ``experts_frozen``
-    and details (total parameters, adapted layers by type, adapted module names)."""
-    from peft import LoraConfig, get_peft_model
 
-    text = _text_config(model.config)
+def lora_config(target_modules: str | list[str], r: int = 16, alpha: int = 32,
+                dropout: float = 0.0, *, adapt_vision: bool = False,
+                vision_tower: bool = True) -> Any:
+    """PEFT's LoraConfig of a run: the vision tower excluded unless ``adapt_vision`` (or the
+    model has none: ``vision_tower=False``, where PEFT would warn that nothing was excluded)."""
+    from peft import LoraConfig
+
+    exclude = VISION_MODULES if vision_tower and not adapt_vision else None
+    return LoraConfig(r=r, lora_alpha=alpha, lora_dropout=dropout,
+                      target_modules=target_modules, exclude_modules=exclude,
+                      task_type="CAUSAL_LM")
+
+
+def describe_adapters(peft_model: Any) -> dict[str, Any]:
+    """What PEFT adapted in ``peft_model``: layers (by type), trainable parameters (all, and
+    in the vision tower), the routed experts, the adapted module names by kind."""
+    base = peft_model.get_base_model()
+    text = _text_config(base.config)
     layer_types = list(getattr(text, "layer_types", None) or
                        ["full_attention"] * text.num_hidden_layers)
-    total = sum(p.numel() for p in model.parameters())
-    peft_model = get_peft_model(model, LoraConfig(r=r, lora_alpha=alpha, lora_dropout=dropout,
-                                                  target_modules=target_modules,
-                                                  task_type="CAUSAL_LM"))
     mixer_layers: set[int] = set()
     any_layers: set[int] = set()
     modules: Counter[str] = Counter()
-    trainable = 0
-    experts_total = 0
-    experts_trainable = 0
+    trainable = vision_trainable = vision_total = 0
+    experts_total = experts_trainable = 0
     for name, param in peft_model.named_parameters():
+        vision = bool(_VISION.search(name))
         if param.requires_grad:
             trainable += param.numel()
+            if vision:
+                vision_trainable += param.numel()
+        if vision and "lora_" not in name:
+            vision_total += param.numel()
         if ".experts." in name:
             experts_total += param.numel()
             if param.requires_grad:
                 experts_trainable += param.numel()
         if "lora_A" not in name:
             continue
-        match = _LAYER.search(name)
         module = name.split(".lora_A")[0].rsplit(".", 1)[-1]
         modules[module] += 1
-        if match:
+        match = _LAYER.search(name)
+        if match and not vision:
             index = int(match.group(1))
             any_layers.add(index)
             if any(f".{mixer}." in name for mixer in MIXERS):
                 mixer_layers.add(index)
     by_type = Counter(layer_types[i] for i in mixer_layers if i < len(layer_types))
     return {
-        "target_modules": target_modules,
-        "r": r,
-        "alpha": alpha,
+        "model_class": type(base).__name__,
         "layers_adapted": len(mixer_layers),
         "layers_total": len(layer_types),
         "layers_adapted_by_type": dict(sorted(by_type.items())),
         "layers_total_by_type": dict(sorted(Counter(layer_types).items())),
         "layers_with_any_adapter": len(any_layers),
         "trainable_params": trainable,
-        "total_params": total,
-        "trainable_fraction": trainable / total if total else 0.0,
+        "vision_tower": vision_total > 0,
+        "vision_tower_params": vision_total,
+        "vision_tower_adapted": vision_trainable > 0,
+        "vision_trainable_params": vision_trainable,
         "experts_params": experts_total,
         "experts_frozen": experts_trainable == 0,
         "adapted_modules": dict(sorted(modules.items())),
     }
+
+
+def lora_plan(model: Any, target_modules: str | list[str], r: int = 16, alpha: int = 32,
+              dropout: float = 0.0, *, adapt_vision: bool = False) -> dict[str, Any]:
+    """Apply PEFT LoRA (:func:`lora_config`) to ``model`` (on ``meta``, or anywhere) and
+    describe the result (:func:`describe_adapters`, with ``target_modules``, ``r``,
+    ``alpha``, the base model's ``total_params`` and ``trainable_fraction``)."""
+    from peft import get_peft_model
+
+    total = sum(p.numel() for p in model.parameters())
+    config = lora_config(target_modules, r, alpha, dropout, adapt_vision=adapt_vision,
+                         vision_tower=has_vision_tower(model.config))
+    described = describe_adapters(get_peft_model(model, config))
+    return {"target_modules": target_modules, "r": r, "alpha": alpha,
+            "exclude_modules": config.exclude_modules, **described,
+            "total_params": total,
+            "trainable_fraction": described["trainable_params"] / total if total else 0.0}
 
 
 @dataclass
@@ -113,14 +159,15 @@ class MemoryEstimate:
 def memory_estimate(config: Any, trainable_params: int, *, total_params: int,
                     completion_tokens: int, prompt_tokens: int = 700, micro_batch: int = 1,
                     generations: int = 8, gradient_checkpointing: bool = True,
-                    weight_bytes: int = 2, gpu_gib: float = H200_GIB) -> MemoryEstimate:
-    """Estimate one GPU's peak for a GRPO micro-batch (bf16 weights by default)."""
+                    dtype: str = "bfloat16", gpu_gib: float = H200_GIB) -> MemoryEstimate:
+    """Estimate one GPU's peak for a GRPO micro-batch (weights in ``dtype``: bf16 by
+    default)."""
     text = _text_config(config)
     hidden = text.hidden_size
     layers = text.num_hidden_layers
     vocab = text.vocab_size
     tokens = (prompt_tokens + completion_tokens) * micro_batch
-    weights = total_params * weight_bytes
+    weights = total_params * dtype_bytes(dtype)
     lora = trainable_params * (4 + 4 + 8)  # fp32 parameter, gradient, AdamW's two moments
     per_layer_working = 16 * tokens * hidden * 2  # one layer's recomputed intermediates
     if gradient_checkpointing:
@@ -138,23 +185,104 @@ def memory_estimate(config: Any, trainable_params: int, *, total_params: int,
     return MemoryEstimate(
         g(weights), g(lora), g(activations), g(logits), g(kv), g(total), round(gpu_gib, 1),
         total / GIB <= gpu_gib, tokens,
-        f"bf16 weights; fp32 LoRA + AdamW; {tokens} tokens a micro-batch; "
+        f"{dtype} weights; fp32 LoRA + AdamW; {tokens} tokens a micro-batch; "
         f"{'gradient checkpointing' if gradient_checkpointing else 'no checkpointing'}; "
         f"KV cache of {generations} generations in {full} full-attention layers")
 
 
+def dtype_bytes(dtype: Any) -> int:
+    """Bytes a parameter takes in ``dtype`` (a name, ``torch.float32`` or ``"auto"``: bf16)."""
+    name = str(dtype).removeprefix("torch.")
+    if name in ("auto", "None"):
+        name = "bfloat16"  # what the published checkpoints store
+    if name not in DTYPE_BYTES:
+        raise ValueError(f"unknown dtype {dtype!r} (one of {', '.join(DTYPE_BYTES)}, auto)")
+    return DTYPE_BYTES[name]
+
+
 def describe(model_name: str, target_modules: str | list[str], r: int, alpha: int,
              completion_tokens: int, micro_batch: int, generations: int,
-             gradient_checkpointing: bool) -> dict[str, Any] | None:
-    """The LoRA plan + memory estimate of a model known here (None when it is not)."""
+             gradient_checkpointing: bool, *, adapt_vision: bool = False,
+             dtype: str = "bfloat16") -> dict[str, Any] | None:
+    """The LoRA plan + memory estimate (weights in the load ``dtype``) of a model known here
+    (None when it is not)."""
     from watercolour.train.architectures import architecture_config, build_on_meta
 
     config = architecture_config(model_name)
     if config is None:
         return None
-    plan = lora_plan(build_on_meta(config), target_modules, r=r, alpha=alpha)
+    plan = lora_plan(build_on_meta(config), target_modules, r=r, alpha=alpha,
+                     adapt_vision=adapt_vision)
+    plan["load_dtype"] = str(dtype)
     plan["memory"] = memory_estimate(
         config, plan["trainable_params"], total_params=plan["total_params"],
         completion_tokens=completion_tokens, micro_batch=micro_batch,
-        generations=generations, gradient_checkpointing=gradient_checkpointing).to_dict()
+        generations=generations, gradient_checkpointing=gradient_checkpointing,
+        dtype=dtype).to_dict()
     return plan
+
+
+def parameter_count(model_name: str) -> int | None:
+    """Parameters of the model TRL would load for ``model_name`` (built on ``meta``; None
+    when the architecture is not known here)."""
+    from watercolour.train.architectures import architecture_config, build_on_meta
+
+    config = architecture_config(model_name)
+    if config is None:
+        return None
+    return sum(p.numel() for p in build_on_meta(config).parameters())
+
+
+@dataclass
+class DeviceMemory:
+    """Memory the weights would be loaded into: the GPUs' free memory, else the host's."""
+
+    name: str
+    free_gib: float
+
+
+def device_memory(use_cpu: bool = False) -> DeviceMemory:
+    """Free memory where TRL puts the weights: every visible GPU's (``device_map="auto"``
+    spreads a model over them), else the host's available memory."""
+    import torch
+
+    if torch.cuda.is_available() and not use_cpu:
+        count = torch.cuda.device_count()
+        free = sum(torch.cuda.mem_get_info(i)[0] for i in range(count))
+        name = torch.cuda.get_device_name(0) + (f" x{count}" if count > 1 else "")
+        return DeviceMemory(f"{name} (free)", round(free / GIB, 2))
+    available = None
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    available = int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    if available is None:
+        available = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+    return DeviceMemory("host memory (available)", round(available / GIB, 2))
+
+
+def check_weights_fit(model_name: str, dtype: Any, memory: DeviceMemory | None = None,
+                      *, use_cpu: bool = False) -> dict[str, Any] | None:
+    """Refuse (:class:`~watercolour.errors.InputError`) a run whose weights, in the load
+    ``dtype``, do not fit the device's free memory; else what was checked (None when the
+    architecture is not known here, so nothing can be said before loading)."""
+    from watercolour.errors import InputError
+
+    params = parameter_count(model_name)
+    if params is None:
+        return None
+    memory = memory or device_memory(use_cpu)
+    weights = params * dtype_bytes(dtype) / GIB
+    checked = {"params": params, "dtype": str(dtype), "weights_gib": round(weights, 2),
+               "device": memory.name, "free_gib": memory.free_gib}
+    if weights > memory.free_gib:
+        hint = (" (the recipes load bfloat16 with --bf16; float32 is TRL's default)"
+                if dtype_bytes(dtype) == 4 else "")
+        raise InputError(
+            f"{model_name}: {params:,} parameters in {dtype} take {weights:.1f} GiB, more than "
+            f"the {memory.free_gib:.1f} GiB of {memory.name}{hint}: not starting a run whose "
+            "weights do not fit")
+    return checked

@@ -107,21 +107,33 @@ def dataset(run: RunArguments) -> Any:
 
 def resolve_model(run: RunArguments, out: Path, seed: int) -> str:
     """A loadable model path or id (the builtin tiny Qwen3 is built into ``OUT``; the tiny
-    painter comes from its cache, built there the first time)."""
+    painter and the Qwen3.5 miniatures come from their cache, built there the first time)."""
+    from watercolour.train.miniature import MINIATURES, build_miniature
+
     if run.model_name_or_path == BUILTIN_PAINTER:
         return str(warm_start(WarmStartConfig.from_env()))
+    if run.model_name_or_path in MINIATURES:
+        return str(build_miniature(run.model_name_or_path))
     if run.model_name_or_path == BUILTIN:
         return str(build_tiny_qwen3(out / "builtin-tiny-qwen3", seed=seed))
     return run.model_name_or_path
 
 
-def lora_config(run: RunArguments) -> Any:
+def lora_config(run: RunArguments, model: str | None = None) -> Any:
+    """PEFT's LoraConfig of the run (None without ``--lora``): the vision tower excluded
+    unless ``--adapt-vision`` (``model``: the loadable path or id, to see whether it has one)."""
     if not run.lora:
         return None
-    from peft import LoraConfig
+    from watercolour.train.plan import has_vision_tower
+    from watercolour.train.plan import lora_config as plan_lora_config
 
-    return LoraConfig(r=run.lora_r, lora_alpha=run.lora_alpha, lora_dropout=run.lora_dropout,
-                      target_modules=run.target_modules, task_type="CAUSAL_LM")
+    vision = True
+    if model is not None:
+        from transformers import AutoConfig
+
+        vision = has_vision_tower(AutoConfig.from_pretrained(model))
+    return plan_lora_config(run.target_modules, run.lora_r, run.lora_alpha, run.lora_dropout,
+                            adapt_vision=run.adapt_vision, vision_tower=vision)
 
 
 def plan_for(run: RunArguments, training: TrainArguments) -> dict[str, Any] | None:
@@ -134,7 +146,8 @@ def plan_for(run: RunArguments, training: TrainArguments) -> dict[str, Any] | No
                     completion_tokens=int(training.max_completion_length or 256),
                     micro_batch=int(training.per_device_train_batch_size),
                     generations=int(training.num_generations or 8),
-                    gradient_checkpointing=bool(training.activation_checkpointing))
+                    gradient_checkpointing=bool(training.activation_checkpointing),
+                    adapt_vision=run.adapt_vision, dtype=training.load_dtype)
 
 
 def prompts_per_step(training: TrainArguments) -> int:
@@ -151,6 +164,7 @@ def dry_run(run: RunArguments, training: TrainArguments) -> dict[str, Any]:
         "reward_summary": reward_summary(run),
         "prompts_per_step": prompts_per_step(training),
         "generations_per_step": int(training.generation_batch_size),
+        "load_dtype": training.load_dtype,
         "lora_plan": plan_for(run, training),
         "versions": versions(),
     }
@@ -180,6 +194,13 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
         raise InputError(f"--n-episodes {run.n_episodes} is fewer than the {per_step} prompts "
                          "a step takes (generation_batch_size / num_generations): no step "
                          "could be trained")
+    from watercolour.train.plan import check_weights_fit
+
+    fits = check_weights_fit(run.model_name_or_path, training.load_dtype,
+                             use_cpu=bool(training.use_cpu))
+    if fits is not None:
+        log(f"weights: {fits['params']:,} parameters in {fits['dtype']} = "
+            f"{fits['weights_gib']} GiB of {fits['free_gib']} GiB free ({fits['device']})")
     out = Path(training.output_dir or "runs/train")
     rollouts = RolloutLog(out)
     metrics = MetricsCSV(out / "metrics.csv")
@@ -201,9 +222,14 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
     log(reward_summary(run))
     config = reward_config(run)
     record = {"config": resolved(run, training), "reward": config.resolved(),
+              "load_dtype": training.load_dtype, "weights_check": fits,
               "lora_plan": plan_for(run, training) if run.lora else None,
               "versions": versions(), "argv": sys.argv}
     write_json_atomic(out / "run.json", record)
+    estimate = (record["lora_plan"] or {}).get("memory")
+    if fits is not None and estimate and estimate["total_gib"] > fits["free_gib"]:
+        log(f"warning: the memory estimate of a step ({estimate['total_gib']} GiB) is more than "
+            f"the {fits['free_gib']} GiB free: the weights fit, a step may not")
 
     model = resolve_model(run, out, training.seed)
     from transformers import AutoTokenizer
@@ -229,7 +255,7 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
         trainer = WatercolourGRPOTrainer(
             model=model, reward_funcs=functions.functions(), args=args,
             train_dataset=dataset(run), processing_class=tokenizer,
-            peft_config=lora_config(run), callbacks=[metrics])
+            peft_config=lora_config(run, model), callbacks=[metrics])
         trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
         trainer.save_model(str(out / "final"))
         tokenizer.save_pretrained(str(out / "final"))
@@ -263,15 +289,20 @@ def print_dry_run(data: dict[str, Any], as_json: bool) -> None:
           f"({t['lr_scheduler_type']}, {t['warmup_steps']} warm-up); scale_rewards "
           f"{t['scale_rewards']}; {t['max_completion_length']} completion tokens; "
           f"top-p {t['top_p']} top-k {t['top_k']}; out {t['output_dir']}")
+    print(f"weights loaded in {data['load_dtype']}")
     print(data["reward_summary"])
     plan = data.get("lora_plan")
     if plan:
         m = plan["memory"]
-        print(f"LoRA plan (meta device): {plan['layers_adapted']}/{plan['layers_total']} "
+        vision = ("no vision tower" if not plan["vision_tower"] else
+                  f"vision tower adapted: {plan['vision_tower_adapted']}")
+        print(f"LoRA plan ({plan['model_class']} on the meta device): "
+              f"{plan['layers_adapted']}/{plan['layers_total']} "
               f"layers adapted {plan['layers_adapted_by_type']}, "
               f"{plan['trainable_params']:,} trainable of {plan['total_params']:,}; "
-              f"routed experts frozen: {plan['experts_frozen']}")
-        print(f"memory estimate: {m['total_gib']} GiB of {m['gpu_gib']} (weights "
+              f"{vision}; routed experts frozen: {plan['experts_frozen']}")
+        print(f"memory estimate: {m['total_gib']} GiB of {m['gpu_gib']} ({plan['load_dtype']} "
+              f"weights "
               f"{m['weights_gib']}, LoRA+AdamW {m['lora_and_optimizer_gib']}, activations "
               f"{m['activations_gib']}, logits {m['logits_gib']}, KV {m['kv_cache_gib']})")
     elif run["lora"]:

@@ -2,6 +2,9 @@
 reproduction's policies, the builtin tiny Qwen3, or a local model folder; and the model built
 from one on PyTorch's ``meta`` device (shapes only, no memory, no download).
 
+The model is the class TRL loads (:func:`model_class`: the one the config's ``architectures``
+names), so for Qwen3.5 the multimodal class with its vision tower, not the text-only causal LM.
+
 Shipped (config files only, see ``README.md`` beside this file for where each value came from):
 
 =======================  ===========================================================
@@ -30,14 +33,18 @@ def shipped_config_dir(model: str) -> Path | None:
 
 
 def architecture_config(model: str) -> Any | None:
-    """A transformers config for ``model`` without downloading anything: shipped, builtin,
-    or a local folder's ``config.json``; None when it is not known here."""
+    """A transformers config for ``model`` without downloading anything: shipped, builtin
+    (the tiny Qwen3, the Qwen3.5 miniatures), or a local folder's ``config.json``; None when it
+    is not known here."""
     from transformers import AutoConfig
 
+    from watercolour.train.miniature import MINIATURES, miniature_config
     from watercolour.train.tiny import BUILTIN, tiny_config
 
     if model == BUILTIN:
         return tiny_config()
+    if model in MINIATURES:
+        return miniature_config(model)
     folder = shipped_config_dir(model)
     if folder is None and (Path(model) / "config.json").is_file():
         folder = Path(model)
@@ -46,11 +53,23 @@ def architecture_config(model: str) -> Any | None:
     return AutoConfig.from_pretrained(str(folder))
 
 
+def model_class(config: Any) -> Any:
+    """The class TRL's ``create_model_from_path`` loads for ``config``: the one its
+    ``architectures`` names (``Qwen3_5MoeForConditionalGeneration`` for Qwen3.5-35B-A3B, with
+    its vision tower), else ``AutoModelForCausalLM``'s choice."""
+    import transformers
+
+    names = getattr(config, "architectures", None) or []
+    found = getattr(transformers, names[0], None) if names else None
+    if found is None:
+        return transformers.AutoModelForCausalLM._model_mapping[type(config)]
+    return found
+
+
 def build_on_meta(config: Any) -> Any:
-    """The causal LM of ``config`` on the ``meta`` device (the text model of a multimodal
-    config: ``AutoModelForCausalLM`` maps ``qwen3_5``/``qwen3_5_moe`` to their text LMs)."""
+    """The model TRL would load for ``config`` (:func:`model_class`), on the ``meta`` device:
+    shapes only, no memory, no download."""
     import torch
-    from transformers import AutoModelForCausalLM
 
     with torch.device("meta"):
-        return AutoModelForCausalLM.from_config(config)
+        return model_class(config)._from_config(config)
