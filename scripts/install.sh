@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Install what watercolour needs on a Debian machine, idempotently:
 #   Debian's Chromium and Mesa's software GL (llvmpipe), a virtual environment .venv with the
-#   package and the extras named in $1 (default: book,dev,train), and a Jupyter kernel for the
-#   book.
-# Elsewhere (Colab, macOS) use `pip install -e .[book]` and `playwright install chromium` instead.
+#   package and the extras named in $1 (default: book,dev,train) at the exact versions of
+#   constraints.txt (pyproject.toml declares ranges; torch is the CPU build), and a Jupyter
+#   kernel for the book.
+# Elsewhere (Colab, macOS) use `pip install -e .[book]` and `playwright install chromium` instead
+# (a chapter's install cell does both: watercolour.notebooks.install).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EXTRAS="${1:-book,dev,train}"
@@ -34,14 +36,13 @@ fi
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-stamp=".venv/.install-stamp-$(cat pyproject.toml scripts/install.sh | sha256sum | cut -c1-16)-${EXTRAS//,/-}"
+stamp=".venv/.install-stamp-$(cat pyproject.toml constraints.txt scripts/install.sh | sha256sum | cut -c1-16)-${EXTRAS//,/-}"
 if [ ! -f "$stamp" ]; then
   echo "install.sh: pip install -e .[$EXTRAS]"
   .venv/bin/python -m pip install -q --upgrade pip
-  # The CPU build of torch for these machines; elsewhere the platform's own torch is used.
-  torch_pin=()
-  case ",$EXTRAS," in *,train,*) torch_pin=("torch==${WATERCOLOUR_TORCH_VERSION:-2.13.0}");; esac
-  .venv/bin/python -m pip install -q -e ".[$EXTRAS]" "${torch_pin[@]}"
+  # constraints.txt holds the exact versions, the CPU build of torch among them (a constraint
+  # installs nothing by itself: torch comes only with the train extra).
+  .venv/bin/python -m pip install -q -c constraints.txt -e ".[$EXTRAS]"
   if .venv/bin/python -c "import ipykernel" 2>/dev/null; then
     .venv/bin/python -m ipykernel install --sys-prefix --name python3 >/dev/null
   fi

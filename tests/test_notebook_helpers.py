@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,3 +26,41 @@ def test_thumbnail_fits_the_box_and_keeps_the_aspect():
     assert small.format == "PNG" and small.size == (80, 20)
     same = Image.open(io.BytesIO(thumbnail(buffer.getvalue(), 1000)))
     assert same.size == (400, 100)  # never enlarged
+
+
+# ---------------------------------------------------------------- dependencies: ranges + pins
+
+
+def test_every_requirement_is_a_range_with_a_pin_in_constraints():
+    import re
+
+    import tomllib
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    root = Path(__file__).resolve().parents[1]
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    pins = {}
+    for line in (root / "constraints.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            name, _, version = line.partition("==")
+            assert version and re.fullmatch(r"[\w.+-]+", version), line
+            pins[canonicalize_name(name)] = version
+    requirements = list(project["dependencies"]) + [
+        r for group in project["optional-dependencies"].values() for r in group]
+    for text in requirements:
+        req = Requirement(text)
+        # a range, not a pin: Colab's (or any platform's) own versions are kept when they fit
+        assert not any(spec.operator in ("==", "===") for spec in req.specifier), text
+        assert req.specifier, f"{text}: no range at all"
+        pinned = pins.get(canonicalize_name(req.name))
+        assert pinned is not None, f"{req.name} has no exact version in constraints.txt"
+        assert req.specifier.contains(pinned, prereleases=True), f"{pinned} is outside {text}"
+    # Colab's preinstalled numpy, pillow and matplotlib (2.0, 11, 3.10 at the time of writing)
+    # satisfy the ranges: installing the package does not replace them
+    allowed = {canonicalize_name(Requirement(t).name): Requirement(t).specifier
+               for t in requirements}
+    for name, colab in (("numpy", "2.0.2"), ("pillow", "11.3.0"), ("matplotlib", "3.10.0")):
+        assert allowed[name].contains(colab), (name, colab)
+    assert pins["torch"] == "2.13.0"  # the CPU build install.sh takes on these machines
