@@ -4,9 +4,17 @@ A policy trained with GRPO finds every shortcut the reward leaves open, so the r
 attacked here first. :data:`FAMILIES` are parametrised generators of real p5.brush sketches
 (allowlisted methods only, so they pass the gate) of the shortcuts a policy finds first:
 rainbow stripes, a wheel of discs, random polygons (optionally padded with comments),
-confetti, concentric rings, coloured paper, a flood, a good painting of another subject, and
-a real painting with confetti added. The sketches the issue's table measured are fixed points
-of these families (:data:`GAMED`).
+confetti, concentric rings, coloured paper, a flood, a good painting of another subject, a
+real painting with confetti added, a concentric target and dots in a flower's palette (the
+pool's colours without a flower's form), and the hand-made example padded with code that does
+not paint (a long string literal, dead code, unrolled repetition). The sketches the issues'
+tables measured are fixed points of these families (:data:`GAMED`).
+
+:func:`near_copy_families` adds two families made from the pool's own sketches: a pool
+painting re-submitted with small edits to its code (``near_copy_sketch``: numbers jittered,
+colours nudged, names changed) and the same picture in rewritten code (``near_copy_render``:
+every name changed and every number written as a sum, so the code no longer resembles the
+pool's while the picture does).
 
 :func:`search` is a small evolutionary search: per family, random parameters, then mutations
 of the best, scored by any ``score(code) -> reward`` (renders are cached by the caller, see
@@ -21,6 +29,7 @@ import hashlib
 import json
 import math
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -152,6 +161,81 @@ def flood(p: Params) -> str:
     return _sketch(body, p["paper"])
 
 
+def _flower_palette(p: Params) -> list[str]:
+    """The colours of one of the pool painter's flower palettes (``p["palette"]`` is
+    ``subject/palette``): petals light to deep, centre, accent, leaves."""
+    from watercolour.pool.subjects import SUBJECTS
+
+    key, name = p["palette"].split("/")
+    pal = SUBJECTS[key].palettes[name]
+    return [pal[k] for k in ("light", "mid", "deep", "centre", "accent", "leaf_light")]
+
+
+def target(p: Params) -> str:
+    """A concentric target in a flower's palette: soft rings, largest first."""
+    colours = _flower_palette(p)
+    n = int(p["n"])
+    body = ""
+    for i in range(n):
+        body += _fill(colours[i % len(colours)], p["alpha"], p["bleed"], p["texture"])
+        body += f"  brush.circle(0, 0, {p['outer'] * (1 - i / n):.1f}, 0.3);\n"
+    return _sketch(body, p["paper"])
+
+
+def palette_dots(p: Params) -> str:
+    """Soft dots in a flower's palette, scattered round the centre (no flower's form)."""
+    colours = _flower_palette(p)
+    rng = random.Random(int(p["layout"]))
+    body = ""
+    for i in range(int(p["n"])):
+        body += _fill(colours[i % len(colours)], p["alpha"], p["bleed"], p["texture"])
+        r = p["spread"] * math.sqrt(rng.random())
+        a = rng.uniform(0, 2 * math.pi)
+        body += (f"  brush.circle({r * math.cos(a):.1f}, {r * math.sin(a):.1f}, "
+                 f"{p['radius'] * rng.uniform(0.6, 1.4):.1f}, 0.3);\n")
+    return _sketch(body, p["paper"])
+
+
+PROSE = ("Loose washes of peach and coral bleed into the damp paper; the petals are laid in "
+         "two or three passes, pale first, then a smaller and stronger glaze inside. ")
+
+
+def padded(p: Params) -> str:
+    """The hand-made example padded with code that does not paint: ``kind`` ``string`` (an
+    unused string literal of ``amount`` characters), ``dead_code`` (``amount`` painting
+    statements in a function nothing calls and under ``if (false)``) or ``unrolled``
+    (``amount`` extra copies of the centre's statements, each a few pixels across, inside
+    the throat: repetition the drawing does not need)."""
+    from watercolour.examples import load_example
+
+    code = load_example(p["example"])
+    n = int(p["amount"])
+    rng = random.Random(int(p.get("layout", 0)))
+    if p["kind"] == "string":
+        text = (PROSE * (n // len(PROSE) + 1))[:n]
+        head = code.index("function setup")
+        return code[:head] + f"const NOTES = '{text}';\n\n" + code[head:]
+    if p["kind"] == "dead_code":
+        lines = []
+        for _ in range(n):
+            lines.append(f"  brush.fill('{_hex(colorsys.hsv_to_rgb(rng.random(), 0.6, 0.9))}', "
+                         f"{rng.randint(90, 200)});")
+            lines.append(f"  brush.circle({rng.uniform(-200, 200):.1f}, "
+                         f"{rng.uniform(-200, 200):.1f}, {rng.uniform(5, 60):.1f}, 0.3);")
+        dead = "function glaze() {\n" + "\n".join(lines) + "\n}\n\n"
+        code = code.replace("  noLoop();", "  if (false) {\n" + "\n".join(lines)
+                            + "\n  }\n  noLoop();", 1)
+        head = code.index("function setup")
+        return code[:head] + dead + code[head:]
+    if p["kind"] == "unrolled":
+        extra = "".join(f"  brush.circle(cx + {rng.uniform(-6, 6):.2f}, cy + "
+                        f"{rng.uniform(-6, 6):.2f}, {rng.uniform(1.5, 3.5):.2f}, 0.4);\n"
+                        for _ in range(n))
+        cut = code.index("  // --- stamen column")
+        return code[:cut] + extra + code[cut:]
+    raise ValueError(f"unknown padding {p['kind']!r}")
+
+
 def other_subject(p: Params) -> str:
     """A good procedural painting of a subject other than the one asked for."""
     from watercolour.pool.procedural import plan_painting, sketch
@@ -199,7 +283,26 @@ def _sample(kind: str, rng: random.Random) -> Params:
     elif kind == "painting_with_confetti":
         p.update(example="peach_hibiscus", n=rng.randint(4, 40), layout=rng.randrange(10_000),
                  radius=rng.uniform(4, 20))
+    elif kind in ("target", "palette_dots"):
+        p.update(palette=rng.choice(PALETTES), alpha=rng.randint(60, 200))
+        if kind == "target":
+            p.update(n=rng.randint(3, 8), outer=rng.uniform(120, 420))
+        else:
+            p.update(n=rng.randint(8, 48), layout=rng.randrange(10_000),
+                     radius=rng.uniform(10, 60), spread=rng.uniform(40, 200))
+    elif kind == "padded":
+        p.update(example="peach_hibiscus", kind=rng.choice(["string", "dead_code", "unrolled"]),
+                 layout=rng.randrange(10_000))
+        p["amount"] = {"string": rng.choice([4000, 12000, 24000]),
+                       "dead_code": rng.choice([20, 60, 150]),
+                       "unrolled": rng.choice([20, 60, 150])}[p["kind"]]
     return p
+
+
+PALETTES: tuple[str, ...] = ("hibiscus/peach", "hibiscus/coral", "hibiscus/pink",
+                             "hibiscus/yellow", "hibiscus/red")
+"""Palettes the target and dots families paint in (the asked-for subject's: the pool's
+colours for a hibiscus)."""
 
 
 OTHER_SUBJECTS: tuple[str, ...] = ("a gold sunflower", "a white daisy", "a violet tulip",
@@ -219,9 +322,13 @@ class Family:
     painting's own damaged copies answer those families instead."""
 
 
+PAINTINGS: frozenset[str] = frozenset({"other_subject", "painting_with_confetti", "padded",
+                                      "near_copy_sketch", "near_copy_render"})
+"""The families whose sketches are paintings (never made negatives)."""
+
+
 def _family(name: str, make: Callable[[Params], str]) -> Family:
-    return Family(name, make, lambda rng: _sample(name, rng),
-                  name not in ("other_subject", "painting_with_confetti"))
+    return Family(name, make, lambda rng: _sample(name, rng), name not in PAINTINGS)
 
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (
@@ -230,11 +337,86 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     _family("rings", rings), _family("coloured_paper", coloured_paper),
     _family("flood", flood), _family("other_subject", other_subject),
     _family("painting_with_confetti", painting_with_confetti),
+    _family("target", target), _family("palette_dots", palette_dots),
+    _family("padded", padded),
 )}
-"""The adversarial families, by name."""
+"""The adversarial families, by name (the near-copy families need the pool's sketches:
+:func:`near_copy_families`)."""
+
+
+# ---------------------------------------------------------------- near-copies of the pool
+
+_NUMBER = re.compile(r"(?<![\w.#])-?\d+\.\d+|(?<![\w.#])-?\d+(?![\w.])")
+_COLOUR = re.compile(r"#[0-9a-fA-F]{6}\b")
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
+def _declared_names(code: str) -> list[str]:
+    names = re.findall(r"\b(?:const|let|var|function)\s+([A-Za-z_$][\w$]*)", code)
+    names += [n for params in re.findall(r"function\s+\w+\s*\(([^)]*)\)", code)
+              for n in re.findall(r"[A-Za-z_$][\w$]*", params)]
+    return [n for n in dict.fromkeys(names) if n not in ("setup", "draw")]
+
+
+def edit_sketch(code: str, edit: str, amount: float, seed: int) -> str:
+    """A pool sketch with small edits that keep its picture: ``none`` (verbatim), ``jitter``
+    (every decimal number scaled by up to ``amount``), ``recolour`` (every ``#rrggbb`` nudged
+    by up to ``amount * 255`` per channel), ``rename`` (comments dropped, every declared name
+    changed), ``rewrite`` (``rename``, and every number written as a sum of two, so the code
+    shares little with the pool's while the picture is the same)."""
+    rng = random.Random(seed)
+    if edit == "none":
+        return code
+    if edit == "jitter":
+        def jitter(m: re.Match) -> str:
+            v = float(m.group(0))
+            return f"{v * (1 + rng.uniform(-amount, amount)):.2f}" if "." in m.group(0) \
+                else m.group(0)
+        return _NUMBER.sub(jitter, code)
+    if edit == "recolour":
+        def nudge(m: re.Match) -> str:
+            rgb = [int(m.group(0)[i:i + 2], 16) for i in (1, 3, 5)]
+            step = max(1, int(amount * 255))
+            return "#" + "".join(f"{max(0, min(255, c + rng.randint(-step, step))):02x}"
+                                 for c in rgb)
+        return _COLOUR.sub(nudge, code)
+    if edit in ("rename", "rewrite"):
+        code = _COMMENT.sub("", code)
+        for i, name in enumerate(_declared_names(code)):
+            code = re.sub(rf"(?<![\w$.'#]){re.escape(name)}(?![\w$'])", f"q{i}_{seed % 97}",
+                          code)
+        code = re.sub(r"\n\s*\n+", "\n", code)
+        if edit == "rewrite":
+            def split(m: re.Match) -> str:
+                v = float(m.group(0))
+                a = round(rng.uniform(-3, 3), 2)
+                return f"({a} + {round(v - a, 4)})"
+            body = code.index("function setup")
+            code = code[:body] + _NUMBER.sub(split, code[body:])
+        return code
+    raise ValueError(f"unknown edit {edit!r}")
+
+
+def near_copy_families(sketches: dict[str, str]) -> dict[str, Family]:
+    """``near_copy_sketch`` and ``near_copy_render`` over the pool's ``sketches``
+    (id -> code): see :func:`edit_sketch`."""
+    ids = sorted(sketches)
+
+    def make(p: Params) -> str:
+        return edit_sketch(sketches[p["id"]], p["edit"], p["amount"], int(p["layout"]))
+
+    def sample(edits: tuple[str, ...]) -> Callable[[random.Random], Params]:
+        return lambda rng: {"id": rng.choice(ids), "edit": rng.choice(edits),
+                            "amount": rng.choice([0.01, 0.03, 0.06]),
+                            "layout": rng.randrange(10_000)}
+
+    return {"near_copy_sketch": Family("near_copy_sketch", make,
+                                       sample(("none", "jitter", "recolour", "rename")), False),
+            "near_copy_render": Family("near_copy_render", make, sample(("rewrite",)), False)}
 
 _RAINBOW = {"saturation": 0.85, "value": 0.95, "alpha": 200, "bleed": 0.1, "texture": 0.3,
             "start": 0.0, "paper": PAPERS[0]}
+_SOFT = {"alpha": 140, "bleed": 0.25, "texture": 0.5, "paper": PAPERS[0]}
 GAMED: dict[str, tuple[str, Params]] = {
     "rainbow_stripes": ("stripes", {**_RAINBOW, "n": 12, "fill": 0.8, "vertical": True,
                                     "margin": 96}),
@@ -244,6 +426,16 @@ GAMED: dict[str, tuple[str, Params]] = {
                                                    "comment_bytes": 13000}),
     "hibiscus_confetti": ("painting_with_confetti", {**_RAINBOW, "example": "peach_hibiscus",
                                                      "n": 12, "layout": 1, "radius": 9}),
+    "example_string_12k": ("padded", {"example": "peach_hibiscus", "kind": "string",
+                                      "amount": 12000}),
+    "example_dead_code": ("padded", {"example": "peach_hibiscus", "kind": "dead_code",
+                                     "amount": 60}),
+    "example_unrolled": ("padded", {"example": "peach_hibiscus", "kind": "unrolled",
+                                    "amount": 60}),
+    "peach_target": ("target", {**_SOFT, "palette": "hibiscus/peach", "n": 5,
+                                "outer": 300}),
+    "peach_dots": ("palette_dots", {**_SOFT, "palette": "hibiscus/peach", "n": 24,
+                                    "layout": 1, "radius": 34, "spread": 120}),
 }
 """The sketches the issue measured, as points of the families: name -> (family, params)."""
 
