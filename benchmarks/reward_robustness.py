@@ -49,6 +49,10 @@ OTHER = {"hibiscus": "a gold sunflower"}
 """The subject a painting is misdescribed as (a hibiscus as a sunflower, anything else as a
 hibiscus)."""
 SEEDS = (0, 1, 2)
+DAISY = "a white daisy"
+DRAWS = 10
+"""Reference draws (seeds 0-9) on which the example must score lower as a daisy than as the
+hibiscus it is."""
 MARGIN = 0.05
 """The search's best must stay this far below both the love median and the example (at
 seed 0), else its winners become negatives and the judge is refitted."""
@@ -59,41 +63,89 @@ BEFORE = "e65d96e"
 # ---------------------------------------------------------------- scoring (old or new code)
 
 
+MIXES: tuple[str, ...] = ("judge-led", "hps-led", "hps-only")
+"""Every candidate is scored under each preset (one judge call and one scorer call serve all
+three)."""
+_DETECTORS: dict[int, Any] = {}
+
+
+def _copy_rule(pool, png: bytes, code: str):
+    """The near-copy check of the reward in use (None where the reward has none: the code
+    before issue 25)."""
+    try:
+        from watercolour.rewards.copies import CopyDetector
+    except ImportError:
+        return None
+    key = hash(tuple(sorted(p.id for p in pool.paintings)))
+    if key not in _DETECTORS:
+        _DETECTORS[key] = CopyDetector.from_pool(pool)
+    return _DETECTORS[key].check(code, png)
+
+
+def _draw(pool, seed: int, references: int, subject: str):
+    from watercolour.rewards import draw_references
+
+    try:
+        return draw_references(pool, seed, references, subject=subject)
+    except TypeError:  # the code before issue 25 draws from the whole pool
+        return draw_references(pool, seed, references)
+
+
 def reward_of(pool, judge, scorer, png: bytes, code: str, subject: str, seed: int,
-              exclude: str | None = None, references: int = 4) -> dict[str, Any]:
-    """The judge-led reward of an already gated (``ok``) render, as the rewarder computes it.
-    Only public API that the old and the new code share."""
-    from watercolour.rewards import Mix, combine, draw_references, judge_group, length_term
+              exclude: str | None = None, references: int = 4,
+              copies: bool = True) -> dict[str, Any]:
+    """The reward of an already gated (``ok``) render under every mix of :data:`MIXES`, as
+    the rewarder computes it (the references drawn as it draws them, the caption it gives the
+    scorer, its near-copy rule where it has one). Only public API that the old and the new
+    code share, or looked up with a fallback."""
+    from watercolour.rewards import Mix, combine, judge_group, length_term
     from watercolour.rewards.references import ReferencePool
 
+    try:
+        from watercolour.rewards.config import HPS_PROMPT
+    except ImportError:
+        HPS_PROMPT = "{subject}, a watercolour painting"
     drawn_from = pool if exclude is None else ReferencePool(
         [p for p in pool.paintings if p.id != exclude], pool.source)
-    refs = draw_references(drawn_from, seed, references)
-    judged = judge_group(judge, [png], refs, subject)[0]
-    hps = scorer.score([png], f"a watercolour painting of {subject}")[0]
+    refs = _draw(drawn_from, seed, references, subject)
+    judged = judge_group(judge, [png], refs, subject)[0].score
+    hps = scorer.score([png], HPS_PROMPT.format(subject=subject))[0].unit
     length = length_term(code)
-    total, _, _, _ = combine(Mix.preset("judge-led"), "ok", length["raw"], judged.score,
-                                  hps.unit)
-    return {"reward": total, "judge": judged.score, "hps": round(hps.unit, 4),
-            "length": round(length["raw"], 4), "tokens": length["tokens"]}
+    copy = _copy_rule(drawn_from, png, code) if copies else None
+    if copy is not None:
+        judged, hps = 0.0, 0.0
+    out = {"judge": judged, "hps": round(hps, 4), "length": round(length["raw"], 4),
+           "tokens": length["tokens"], "near_copy": copy.kind if copy is not None else None}
+    for name in MIXES:
+        out[name] = combine(Mix.preset(name), "ok", length["raw"], judged, hps)[0]
+    out["reward"] = out["judge-led"]
+    return out
 
 
 def mean_reward(pool, judge, scorer, pngs: dict[int, bytes], code: str, subject: str,
-                exclude: str | None = None) -> dict[str, Any]:
-    rows = [reward_of(pool, judge, scorer, pngs[s], code, subject, s, exclude) for s in pngs]
-    return {k: round(statistics.mean(r[k] for r in rows), 4)
-            for k in ("reward", "judge", "hps", "length")}
+                exclude: str | None = None, copies: bool = True) -> dict[str, Any]:
+    rows = [reward_of(pool, judge, scorer, pngs[s], code, subject, s, exclude, copies=copies)
+            for s in pngs]
+    out: dict[str, Any] = {k: round(statistics.mean(r[k] for r in rows), 4)
+                           for k in ("reward", *MIXES, "judge", "hps", "length")}
+    out["near_copy"] = next((r["near_copy"] for r in rows if r["near_copy"]), None)
+    return out
 
 
 def legacy_score(request_path: str) -> None:
     """Subprocess entry (old code on ``sys.path``): score a request file, print JSON."""
-    from watercolour.rewards.hps.offline import HandSetAestheticScorer
     from watercolour.rewards.judge.offline_judge import PoolFittedJudge
     from watercolour.rewards.references import ReferencePool
 
     request = json.loads(Path(request_path).read_text())
     pool = ReferencePool.load(request["pool"])
-    judge, scorer = PoolFittedJudge.fit(pool), HandSetAestheticScorer()
+    judge = PoolFittedJudge.fit(pool)
+    try:
+        from watercolour.rewards.hps.offline import PoolBandedAestheticScorer
+        scorer = PoolBandedAestheticScorer.fit(pool)
+    except ImportError:
+        from watercolour.rewards.hps.offline import HandSetAestheticScorer
+        scorer = HandSetAestheticScorer()
     out = {}
     for item in request["items"]:
         pngs = {int(s): base64.b64decode(b) for s, b in item["pngs"].items()}
@@ -129,7 +181,16 @@ def main() -> None:
     from watercolour.rewards import consistency
     from watercolour.rewards.hps.offline import STARTER_BANDS, PoolBandedAestheticScorer
     from watercolour.rewards.judge.offline_judge import PoolFittedJudge, held_out_accuracy
-    from watercolour.rewards.redteam import FAMILIES, GAMED, RenderCache, gamed_sketch, search
+    from watercolour.rewards.redteam import (
+        FAMILIES,
+        GAMED,
+        RenderCache,
+        edit_sketch,
+        gamed_sketch,
+        near_copy_families,
+        padded_with_string,
+        search,
+    )
     from watercolour.rewards.references import ReferencePool
 
     started = time.monotonic()
@@ -138,6 +199,8 @@ def main() -> None:
     table = load_pool(args.pool)
     codes = dict(zip(table["id"], table["sketch"]))
     subjects = dict(zip(table["id"], table["subject"]))
+    families_all = {**FAMILIES, **near_copy_families({p.id: codes[p.id]
+                                                     for p in pool.tier("love")})}
     scorer = PoolBandedAestheticScorer.fit(pool)
     band_drift = {k: [round(getattr(scorer.bands[k], f) - getattr(STARTER_BANDS[k], f), 4)
                       for f in ("low", "high", "width")] for k in STARTER_BANDS}
@@ -164,12 +227,15 @@ def main() -> None:
             out[s] = png
         return out
 
+    love_rows: dict[str, dict] = {}
+
     def love_median(j) -> tuple[float, dict[str, float]]:
         rewards = {}
         for p in pool.tier("love"):
-            rewards[p.id] = mean_reward(pool, j, scorer, dict.fromkeys(SEEDS, p.png),
-                                        codes[p.id], subjects[p.id] or SUBJECT,
-                                        exclude=p.id)["reward"]
+            love_rows[p.id] = mean_reward(pool, j, scorer, dict.fromkeys(SEEDS, p.png),
+                                          codes[p.id], subjects[p.id] or SUBJECT,
+                                          exclude=p.id)
+            rewards[p.id] = love_rows[p.id]["reward"]
         return statistics.median(rewards.values()), rewards
 
     # ------------------------------------------------------------ search, refit, repeat
@@ -194,7 +260,7 @@ def main() -> None:
             row = reward_of(pool, j, scorer, pngs[0], code, SUBJECT, 0)
             return row["reward"], row
 
-        finds = search(score, FAMILIES, per_family=args.per_family,
+        finds = search(score, families_all, per_family=args.per_family,
                        generations=args.generations, seed=r, start=start_points)
         best = {name: f[0].reward for name, f in finds.items() if f}
         top = max(best.values())
@@ -205,10 +271,10 @@ def main() -> None:
               f"{top:.3f} ({max(best, key=best.get)})", flush=True)
         for name, found in finds.items():  # the best found start the next round
             start_points[name] = [f.params for f in found[:2]]
-        abstract_top = max(v for k, v in best.items() if FAMILIES[k].abstract)
+        abstract_top = max(v for k, v in best.items() if families_all[k].abstract)
         if abstract_top < bar or r == args.rounds - 1:
             break
-        winners = [f for name, found in finds.items() if FAMILIES[name].abstract
+        winners = [f for name, found in finds.items() if families_all[name].abstract
                    for f in found[:3] if f.reward >= bar - 0.1]
         for f in winners:
             red_negatives.append(gated(f.code, (0,))[0])
@@ -235,24 +301,51 @@ def main() -> None:
         pngs = gated(code)
         gamed[name] = mean_reward(pool, judge, scorer, pngs, code, SUBJECT)
         candidates[f"gamed:{name}"] = (pngs, code, SUBJECT, None)
-    gamed["example_as_sunflower"] = mean_reward(pool, judge, scorer, example_pngs, example_code,
-                                                OTHER["hibiscus"])
-    candidates["gamed:example_as_sunflower"] = (example_pngs, example_code, OTHER["hibiscus"],
-                                                None)
+    from watercolour.rewards.judge.offline_judge import subject_key
+
+    def first_love(key: str) -> str:
+        return next(p.id for p in pool.tier("love") if subject_key(subjects[p.id]) == key)
+
+    hibiscus, sunflower = first_love("hibiscus"), first_love("sunflower")
+    fixed = {  # name -> (code, subject)
+        "pool_copy": (codes[hibiscus], SUBJECT),
+        "pool_copy_string_12k": (padded_with_string(codes[hibiscus], 12000), SUBJECT),
+        "pool_copy_rewritten": (edit_sketch(codes[hibiscus], "rewrite", 0.0, 1), SUBJECT),
+        "pool_sunflower_as_hibiscus": (codes[sunflower], SUBJECT),
+        "example_as_sunflower": (example_code, OTHER["hibiscus"]),
+        "example_as_daisy": (example_code, DAISY),
+    }
+    for name, (code, subject) in fixed.items():
+        pngs = example_pngs if code == example_code else gated(code)
+        gamed[name] = mean_reward(pool, judge, scorer, pngs, code, subject)
+        candidates[f"gamed:{name}"] = (pngs, code, subject, None)
+    # the judge's subject check on every reference draw: the example as a daisy vs itself
+    draws = []
+    for s in range(DRAWS):
+        own_row = reward_of(pool, judge, scorer, example_pngs[s % 3], example_code, SUBJECT, s)
+        daisy_row = reward_of(pool, judge, scorer, example_pngs[s % 3], example_code, DAISY, s)
+        draws.append({"seed": s, "hibiscus": own_row["judge-led"],
+                      "daisy": daisy_row["judge-led"],
+                      "judge_hibiscus": own_row["judge"], "judge_daisy": daisy_row["judge"]})
+        candidates[f"draw:{s}:hibiscus"] = ({s: example_pngs[s % 3]}, example_code, SUBJECT,
+                                            None)
+        candidates[f"draw:{s}:daisy"] = ({s: example_pngs[s % 3]}, example_code, DAISY, None)
     for p in pool.tier("love"):
         candidates[f"love:{p.id}"] = (dict.fromkeys(SEEDS, p.png), codes[p.id],
                                       subjects[p.id] or SUBJECT, p.id)
 
     # subject: each love painting as its own subject and as another
-    own, other = [], []
-    from watercolour.rewards.judge.offline_judge import subject_key
-
+    own, other, hps_own, hps_other = [], [], [], []
     for p in pool.tier("love"):
         asked = subjects[p.id] or SUBJECT
         wrong = OTHER.get(subject_key(asked) or "", SUBJECT)
         pngs = dict.fromkeys(SEEDS, p.png)
-        own.append(mean_reward(pool, judge, scorer, pngs, codes[p.id], asked, p.id)["reward"])
-        other.append(mean_reward(pool, judge, scorer, pngs, codes[p.id], wrong, p.id)["reward"])
+        row = mean_reward(pool, judge, scorer, pngs, codes[p.id], asked, p.id)
+        own.append(row["reward"])
+        hps_own.append(row["hps"])
+        row = mean_reward(pool, judge, scorer, pngs, codes[p.id], wrong, p.id)
+        other.append(row["reward"])
+        hps_other.append(row["hps"])
 
     # cost: features of a fresh picture + the 8 comparisons + the scorer, against a render
     from watercolour.rewards.negatives import with_confetti
@@ -276,10 +369,30 @@ def main() -> None:
         before = score_before(args.before, args.pool, candidates)
 
     # ------------------------------------------------------------ targets
+    attacks = {**{f"family:{k}": v for k, v in families.items()},
+               **{f"gamed:{k}": v for k, v in gamed.items()}}
+    padding = {k for k in attacks if k == "family:padded" or (k.startswith("gamed:example_")
+               and not k.startswith("gamed:example_as_"))}
+    strict = {k: v for k, v in attacks.items() if k not in padding}
+    copies = {k: v for k, v in attacks.items() if "near_copy" in k or "pool_" in k}
+    subject_blind = [v["hps"] for k, v in attacks.items()
+                     if k in ("family:target", "family:palette_dots", "family:other_subject",
+                              "gamed:peach_target", "gamed:peach_dots")]
     adversarial_best = max(v["reward"] for v in families.values())
     targets = {
-        "every family below the example": adversarial_best < example["reward"],
+        **{f"every attack below the example ({mix})":
+           max(v[mix] for v in strict.values()) < example[mix] for mix in MIXES},
         "every family below the love median": adversarial_best < median,
+        "padding does not raise the length term": all(
+            attacks[k]["length"] <= example["length"] for k in padding)
+        and gamed["pool_copy_string_12k"]["length"] <= gamed["pool_copy"]["length"],
+        "every near-copy is caught": all(v["near_copy"] for v in copies.values()),
+        "no pool painting is taken for a copy of another": not any(
+            r["near_copy"] for r in love_rows.values()),
+        "hps slot: target, dots, another subject below the example": max(subject_blind)
+        < example["hps"],
+        "example as a daisy below itself on every draw": all(
+            d["daisy"] < d["hibiscus"] for d in draws),
         "another subject clearly lower": statistics.mean(own) - statistics.mean(other) >= 0.1,
         "held-out love vs okay >= 0.85": (held["love_vs_okay"]["accuracy"] or 0) >= 0.85,
         "pool vs negatives >= 0.95": min(
@@ -298,11 +411,15 @@ def main() -> None:
         "scorer_band_drift_from_starter": band_drift,
         "rounds": rounds, "red_team_negatives": len(red_negatives),
         "after": {"example": example, "love_median": round(median, 4),
-                  "families": families, "gamed": gamed,
-                  "love_rewards": {k: round(v, 4) for k, v in love_rewards.items()}},
+                  "families": families, "gamed": gamed, "draws": draws,
+                  "love_rewards": {k: round(v, 4) for k, v in love_rewards.items()},
+                  "love_near_copies": {k: r["near_copy"] for k, r in love_rows.items()
+                                       if r["near_copy"]}},
         "before": before,
         "subject": {"own_mean": round(statistics.mean(own), 4),
-                    "other_mean": round(statistics.mean(other), 4), "paintings": len(own)},
+                    "other_mean": round(statistics.mean(other), 4), "paintings": len(own),
+                    "hps_own_mean": round(statistics.mean(hps_own), 4),
+                    "hps_other_mean": round(statistics.mean(hps_other), 4)},
         "held_out": held,
         "consistency": {k: v for k, v in agree.items() if k != "per_pair"},
         "cost": {"score_s_per_rollout": round(score_s, 4),
@@ -348,27 +465,43 @@ def score_before(revision: str, pool: str, candidates: dict) -> dict[str, Any] |
             if name not in families or row["reward"] > families[name]["reward"]:
                 families[name] = row
     love = [row["reward"] for k, row in scored.items() if k.startswith("love:")]
+    draws = [{"seed": int(k.split(":")[1]), "hibiscus": row["judge-led"],
+              "daisy": scored[k.replace(":hibiscus", ":daisy")]["judge-led"]}
+             for k, row in scored.items() if k.startswith("draw:") and k.endswith(":hibiscus")]
     return {"revision": revision, "example": scored["example"],
             "love_median": round(statistics.median(love), 4), "families": families,
             "gamed": {k.split(":", 1)[1]: v for k, v in scored.items()
-                      if k.startswith("gamed:")}}
+                      if k.startswith("gamed:")}, "draws": draws}
 
 
 def print_table(result: dict[str, Any]) -> None:
     after, before = result["after"], result["before"] or {}
-    print("\nfamily                    before   after    (best reward found, seeds 0-2)")
-    for name in after["families"]:
-        b = before.get("families", {}).get(name, {}).get("reward")
-        print(f"  {name:24s} {b if b is not None else '-':>7} "
-              f"{after['families'][name]['reward']:>7}")
-    for name in after["gamed"]:
-        b = before.get("gamed", {}).get(name, {}).get("reward")
-        print(f"  gamed:{name:18s} {b if b is not None else '-':>7} "
-              f"{after['gamed'][name]['reward']:>7}")
-    print(f"  {'peach_hibiscus example':24s} {before.get('example', {}).get('reward', '-'):>7} "
-          f"{after['example']['reward']:>7}")
-    print(f"  {'love median (LOO)':24s} {before.get('love_median', '-'):>7} "
-          f"{after['love_median']:>7}")
+
+    def cells(row: dict | None) -> str:
+        if not row:
+            return "    -      -      -  "
+        return " ".join(f"{row.get(m, row.get('reward')):6.3f}" for m in MIXES)
+
+    head = "  ".join(m[:8].rjust(6) for m in MIXES)
+    print(f"\n{'':30s} before: {head}   after: {head}")
+    rows = [(f"{name}", before.get("families", {}).get(name), row)
+            for name, row in after["families"].items()]
+    rows += [(f"gamed:{name}", before.get("gamed", {}).get(name), row)
+             for name, row in after["gamed"].items()]
+    rows.append(("peach_hibiscus example", before.get("example"), after["example"]))
+    for name, b, a in rows:
+        flag = f"  near_copy: {a['near_copy']}" if a.get("near_copy") else ""
+        print(f"  {name:28s} {cells(b)}        {cells(a)}{flag}")
+    print(f"  {'love median (LOO, judge-led)':28s} {before.get('love_median', '-'):>6}  "
+          f"{'':14s}        {after['love_median']:>6}")
+    if after.get("draws"):
+        b_draws = {d["seed"]: d for d in before.get("draws", [])}
+        print("\nthe example as a daisy / as a hibiscus (judge-led), per reference draw:")
+        for d in after["draws"]:
+            old = b_draws.get(d["seed"])
+            was = f"{old['daisy']:.3f} / {old['hibiscus']:.3f}" if old else "-"
+            print(f"  seed {d['seed']}: before {was}   after {d['daisy']:.3f} / "
+                  f"{d['hibiscus']:.3f}")
     print("\ntargets:")
     for name, ok in result["targets"].items():
         print(f"  [{'pass' if ok else 'FAIL'}] {name}")

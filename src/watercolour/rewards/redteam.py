@@ -200,6 +200,13 @@ PROSE = ("Loose washes of peach and coral bleed into the damp paper; the petals 
          "two or three passes, pale first, then a smaller and stronger glaze inside. ")
 
 
+def padded_with_string(code: str, n: int) -> str:
+    """``code`` with an unused string literal of ``n`` characters before ``setup``."""
+    text = (PROSE * (n // len(PROSE) + 1))[:n]
+    head = code.index("function setup")
+    return code[:head] + f"const NOTES = '{text}';\n\n" + code[head:]
+
+
 def padded(p: Params) -> str:
     """The hand-made example padded with code that does not paint: ``kind`` ``string`` (an
     unused string literal of ``amount`` characters), ``dead_code`` (``amount`` painting
@@ -212,9 +219,7 @@ def padded(p: Params) -> str:
     n = int(p["amount"])
     rng = random.Random(int(p.get("layout", 0)))
     if p["kind"] == "string":
-        text = (PROSE * (n // len(PROSE) + 1))[:n]
-        head = code.index("function setup")
-        return code[:head] + f"const NOTES = '{text}';\n\n" + code[head:]
+        return padded_with_string(code, n)
     if p["kind"] == "dead_code":
         lines = []
         for _ in range(n):
