@@ -75,7 +75,7 @@ def painted(evidence: dict | None = None, rgb: np.ndarray | None = None,
     image = washes() if rgb is None else rgb
     ev = {"brush_calls": {"fill": 2, "circle": 2, "noStroke": 1}, "n_shapes": 2, "p5_calls": {},
           "dom_writes": [], "navigations": [], "text_calls": 0, "raw_2d_calls": {},
-          "gl_draw_calls": 0, "dynamic_code": 0, "canvas_count": 1, "webgl": True,
+          "raw_gl_calls": {}, "dynamic_code": 0, "tampering": [], "blocked_apis": [], "canvas_count": 1, "webgl": True,
           "finished_by": "draw", "all_errors": []}
     ev.update(evidence or {})
     result = RenderResult(png=png_of(image), width=image.shape[1], height=image.shape[0],

@@ -34,4 +34,5 @@ def test_shipped_examples_pass_in_both_modes(name, renderer):
     assert verdict.outside_allowlist == [] and verdict.n_shapes >= 5
     evidence = verdict.render.evidence
     assert not evidence["p5_calls"] and not evidence["raw_2d_calls"]
-    assert evidence["gl_draw_calls"] == 0 and evidence["dynamic_code"] == 0
+    assert evidence["raw_gl_calls"] == {} and evidence["dynamic_code"] == 0
+    assert evidence["tampering"] == []

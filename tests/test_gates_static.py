@@ -313,7 +313,9 @@ def test_static_rejection_skips_the_render():
 @pytest.mark.parametrize("evidence, fields, violation", [
     ({"p5_calls": {"ellipse": 1}}, {}, "bare_primitives"),
     ({"raw_2d_calls": {"fillRect": 2}}, {}, "bare_primitives"),
-    ({"gl_draw_calls": 3}, {}, "bare_primitives"),
+    ({"raw_gl_calls": {"drawArrays": 3}}, {}, "bare_primitives"),
+    ({"raw_gl_calls": {"scissor": 64, "clear": 64}}, {}, "bare_primitives"),
+    ({"tampering": ["stringify"]}, {}, "tampering"),
     ({"p5_calls": {"text": 1}}, {}, "text_on_canvas"),
     ({"text_calls": 1}, {}, "text_on_canvas"),
     ({"dom_writes": ["div"]}, {}, "dom_access"),

@@ -98,17 +98,23 @@ def test_endless_sketch_times_out_and_next_render_works(renderer, sketch):
     result = renderer.render(sketch, deadline_s=HANG_DEADLINE_S)
     elapsed = time.perf_counter() - t0
     assert result.timed_out and result.infra_error is None, result.to_dict()
-    assert elapsed < HANG_DEADLINE_S + 5
+    # The browser had rendered before, so the time-out is confirmed once in a fresh browser.
+    assert result.retries == 1
+    assert elapsed < 2 * HANG_DEADLINE_S + 10
     after = renderer.render(OK_SKETCH)
     assert after.ok, after.to_dict()
 
 
-def test_busy_worker_thread_does_not_block_the_render(renderer):
+def test_workers_are_refused_and_listed(renderer):
+    """A worker is another realm, with its own clock and random source: no sketch gets one."""
     sketch = """
-    const w = new Worker(URL.createObjectURL(new Blob(['while(true){}'], {type: 'text/javascript'})));
-    function setup(){ createCanvas(64,64,WEBGL); background(20,120,200); }"""
+    function setup(){ createCanvas(64,64,WEBGL); background(20,120,200);
+      try { new Worker(URL.createObjectURL(new Blob(['while(true){}'], {type: 'text/javascript'}))); }
+      catch (e) { console.log('refused: ' + e.message); } }"""
     result = renderer.render(sketch, deadline_s=HANG_DEADLINE_S)
     assert result.png is not None and not result.timed_out, result.to_dict()
+    assert "new Worker" in result.blocked_requests
+    assert any("not available to a sketch" in line for line in result.console)
     assert renderer.render(OK_SKETCH).ok
 
 
@@ -134,7 +140,7 @@ def test_memory_bomb_is_reported_and_pool_heals(renderer):
 def test_killed_browser_is_an_infrastructure_error_then_recovers():
     slow = """
     function setup(){ createCanvas(64,64,WEBGL); }
-    function draw(){ const t = performance.now(); while (performance.now() - t < 3000) {} }"""
+    function draw(){ let x = 0; for (let i = 0; i < 2e10; i++) { x += i % 7; } }"""
     with Renderer(workers=1, deadline_s=10) as renderer:
         future = renderer._submit(slow, 0)
         time.sleep(1.5)

@@ -65,6 +65,17 @@ RAW_CANVAS_METHODS = frozenset({
     "fillRect", "strokeRect", "drawImage", "putImageData", "drawArrays", "drawElements",
     "drawArraysInstanced", "drawElementsInstanced", "transferFromImageBitmap",
 })
+RAW_GL_METHODS = frozenset({
+    "scissor", "clearColor", "clearBufferfv", "clearBufferiv", "clearBufferuiv", "clearBufferfi",
+    "texImage2D", "texSubImage2D", "texImage3D", "texSubImage3D", "copyTexImage2D",
+    "copyTexSubImage2D", "compressedTexImage2D", "readPixels", "blitFramebuffer", "colorMask",
+    "bufferData", "bufferSubData", "shaderSource", "drawRangeElements",
+})
+"""WebGL calls that put pixels on a canvas (or read them back) without p5.brush: the render
+harness counts the same calls at run time when the sketch makes them itself."""
+RAW_CONTEXT_NAMES = frozenset({"drawingContext", "_renderer"})
+"""p5's handles on the raw WebGL context and its renderer internals: reaching for them is
+painting past the library (``drawingContext.clear()``, ``_renderer.GL.scissor(...)``)."""
 TEXT_METHODS = frozenset({"fillText", "strokeText"})
 TIMER_CALLS = frozenset({
     "setInterval", "setTimeout", "requestAnimationFrame", "requestIdleCallback",
@@ -270,6 +281,8 @@ class _Walker:
             _add(self.inv.external, kind.split("_")[0], node)
         elif kind == "identifier" and text(node) == "brush":
             self.brush_refs += 1
+        elif kind in ("identifier", "property_identifier") and text(node) in RAW_CONTEXT_NAMES:
+            _add(self.inv.raw_canvas, text(node), node)
         elif kind == "identifier" and text(node) == "eval":
             parent = node.parent
             if parent is None or parent.type != "call_expression":
@@ -355,7 +368,8 @@ class _Walker:
         drawn_text = name == "text" and (bare or len(args) >= 3)
         if drawn_text or name in TEXT_METHODS:
             out.append((inv.text, name))
-        elif name in RAW_CANVAS_METHODS:
+        elif name in RAW_CANVAS_METHODS or (
+                obj is not None and (name in RAW_GL_METHODS or name == "getContext")):
             out.append((inv.raw_canvas, name))
         elif name in P5_PRIMITIVES and (bare or (
                 name not in AMBIGUOUS_PRIMITIVES and not _is_library_object(obj or ""))):

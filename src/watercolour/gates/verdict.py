@@ -360,13 +360,15 @@ def runtime_findings(
         found.append(Finding(V.DOM_ACCESS, f"{ev['canvas_count']} canvases in the page"))
     if ev.get("dynamic_code"):
         found.append(Finding(V.DYNAMIC_CODE, f"eval/Function ran {ev['dynamic_code']} time(s)"))
+    if ev.get("tampering"):
+        found.append(Finding(V.TAMPERING, "replaced at run time: "
+                             + ", ".join(dict.fromkeys(ev["tampering"]))))
     p5_calls = dict(ev.get("p5_calls") or {})
     text_calls = int(ev.get("text_calls") or 0) + int(p5_calls.pop("text", 0))
     if text_calls:
         found.append(Finding(V.TEXT_ON_CANVAS, f"{text_calls} text drawing call(s) at run time"))
-    raw = {**p5_calls, **{f"2d.{k}": n for k, n in (ev.get("raw_2d_calls") or {}).items()}}
-    if ev.get("gl_draw_calls"):
-        raw["webgl.draw"] = int(ev["gl_draw_calls"])
+    raw = {**p5_calls, **{f"2d.{k}": n for k, n in (ev.get("raw_2d_calls") or {}).items()},
+           **{f"webgl.{k}": n for k, n in (ev.get("raw_gl_calls") or {}).items()}}
     if raw:
         found.append(Finding(V.BARE_PRIMITIVES, "called at run time: " + ", ".join(
             f"{k} x{n}" for k, n in sorted(raw.items()))))

@@ -40,9 +40,10 @@ class RenderConfig:
     every 100, restarts included)."""
     js_heap_mb: int = 1024
     """V8 heap limit per page: a memory bomb crashes its own page quickly."""
-    reuse_page: bool = True
-    """Keep one page per browser and navigate it for each sketch (a fresh document, a fresh
-    origin, so no state carries over); False opens a new page in a new context per render."""
+    memory_mb: int = setting(3072, env="WATERCOLOUR_RENDER_MEMORY_MB", positive=True,
+                             help="resident memory cap of one browser's processes together "
+                             "(MiB); a sketch that passes it is rejected, and a browser above "
+                             "half of it between renders is replaced")
     flags: FlagSet = "fast"
     """``fast``: our flags (2D canvas on the CPU, WebGL on ``gl``). ``predecessor``: only
     ``--use-angle=swiftshader``, as the published reproduction ran; kept for the benchmark."""

@@ -10,9 +10,17 @@
   const notify = window["__WC_BINDING__"];
   try { delete window["__WC_BINDING__"]; } catch (e) { /* ignore */ }
   const now = performance.now.bind(performance);
-  const call = (f, self, ...args) => Reflect.apply(f, self, args);
+  const apply = Reflect.apply;
+  const call = (f, self, ...args) => apply(f, self, args);
+  const stringify = JSON.stringify;
   const getContext = HTMLCanvasElement.prototype.getContext;
+  const toDataURL = HTMLCanvasElement.prototype.toDataURL;
   const setAttribute = Element.prototype.setAttribute;
+  const getByTag = Document.prototype.getElementsByTagName;
+  const descriptor = Object.getOwnPropertyDescriptor;
+  const isConnected = descriptor(Node.prototype, "isConnected").get;
+  const captureStackTrace = Error.captureStackTrace;
+  const timeout = window.setTimeout;
   const t0 = now();
 
   // --- determinism: a seeded generator replaces Math.random before any library loads.
@@ -36,15 +44,47 @@
     for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(rand() * 256);
     return array;
   };
-  try { Object.defineProperty(crypto, "getRandomValues", { value: getRandomValues }); } catch (e) { /* ignore */ }
+  const hex = (n) => Math.floor(rand() * 16 ** n).toString(16).padStart(n, "0");
+  const randomUUID = () =>
+    `${hex(8)}-${hex(4)}-4${hex(3)}-${(8 + Math.floor(rand() * 4)).toString(16)}${hex(3)}-${hex(12)}`;
+  const pin = (obj, name, value) => {
+    try { Object.defineProperty(obj, name, { value, configurable: true, writable: true }); } catch (e) { /* ignore */ }
+  };
+  const pinGetter = (proto, name, get) => {
+    try { if (proto) Object.defineProperty(proto, name, { get, configurable: true }); } catch (e) { /* ignore */ }
+  };
+  pin(crypto, "getRandomValues", getRandomValues);
+  pin(crypto, "randomUUID", randomUUID);
+  pinGetter(crypto, "subtle", () => undefined); // key generation is a random source
+
+  // Every clock a sketch can read is a virtual one: it starts at 0 and moves 1/16 ms per
+  // reading and one 60 Hz frame per animation frame, so the same code and seed read the same
+  // times (a busy-wait on the clock still ends). The harness keeps the real clock for timings.
+  let virtual = 0;
+  const virtualNow = () => (virtual += 0.0625);
   const FIXED_TIME = 1704067200000; // 2024-01-01T00:00:00Z: the wall clock is not a seed
+  pin(performance, "now", virtualNow);
+  pin(performance, "timeOrigin", FIXED_TIME);
+  for (const name of ["getEntries", "getEntriesByType", "getEntriesByName"]) pin(performance, name, () => []);
+  for (const name of ["mark", "measure"]) pin(performance, name, () => undefined);
+  pinGetter(performance, "memory", () => ({ jsHeapSizeLimit: 0, totalJSHeapSize: 0, usedJSHeapSize: 0 }));
+  pinGetter(window.Event && Event.prototype, "timeStamp", virtualNow);
+  pinGetter(window.AnimationTimeline && AnimationTimeline.prototype, "currentTime", virtualNow);
+  const requestFrame = window.requestAnimationFrame;
+  window.requestAnimationFrame = function (callback) {
+    return call(requestFrame, window, () => { virtual += 1000 / 60; callback(virtual); });
+  };
+  for (const name of ["PerformanceObserver", "requestIdleCallback"]) {
+    try { delete window[name]; window[name] = undefined; } catch (e) { /* ignore */ }
+  }
   const RealDate = Date;
+  const dateNow = () => FIXED_TIME + Math.floor(virtual);
   function FixedDate(...args) {
-    if (!new.target) return new RealDate(FIXED_TIME).toString();
-    return args.length ? new RealDate(...args) : new RealDate(FIXED_TIME);
+    if (!new.target) return new RealDate(dateNow()).toString();
+    return args.length ? new RealDate(...args) : new RealDate(dateNow());
   }
   FixedDate.prototype = RealDate.prototype;
-  FixedDate.now = () => FIXED_TIME;
+  FixedDate.now = dateNow;
   FixedDate.UTC = RealDate.UTC;
   FixedDate.parse = RealDate.parse;
   window.Date = FixedDate;
@@ -71,9 +111,19 @@
     navigations: [],
     text_calls: 0,
     raw_2d_calls: {},
-    gl_draw_calls: 0,
+    raw_gl_calls: {},
     dynamic_code: 0,
+    blocked_apis: [],
+    tampering: [],
   };
+  // Workers are another realm with their own clocks and random sources: refused and listed.
+  for (const name of ["Worker", "SharedWorker"]) {
+    const refused = function () {
+      if (evidence.blocked_apis.length < 10) evidence.blocked_apis.push(`new ${name}`);
+      throw new TypeError(`${name} is not available to a sketch`);
+    };
+    try { window[name] = refused; } catch (e) { /* ignore */ }
+  }
   function recordError(message, where) {
     if (evidence.errors.length < 10) evidence.errors.push({ message: String(message).slice(0, 1000), where });
     if (where !== "console") scheduleFinish("error");
@@ -96,7 +146,7 @@
     });
   }
 
-  const state = { finishing: false, loaded: false, drawStarted: null, setupStarted: null, setupDone: null, reason: null };
+  const state = { inst: null, finishing: false, loaded: false, drawStarted: null, setupStarted: null, setupDone: null, reason: null };
   let brushDepth = 0;
 
   function instance() { return window.p5 && window.p5.instance; }
@@ -115,12 +165,15 @@
     if (state.finishing) return;
     state.finishing = true;
     state.reason = reason;
-    setTimeout(finish, 0);
+    call(timeout, window, finish, 0);
   }
 
+  // The picture is read here, synchronously, in the same task that stops the sketch: no
+  // timer, frame or observer of the sketch's can run between the last paint and the capture.
   function finish() {
-    const inst = instance();
+    const inst = state.inst || instance();
     const tDraw = now();
+    state.harness = true;
     if (inst) {
       try { inst.noLoop(); } catch (e) { /* ignore */ }
       if (state.reason === "error") flushBrush(inst);
@@ -128,6 +181,11 @@
     let canvas = null;
     try { canvas = inst && (inst.canvas || (inst._renderer && inst._renderer.elt)); } catch (e) { canvas = null; }
     let gpu = 0;
+    let capture = { error: "no p5 canvas to capture" };
+    if (canvas && !call(isConnected, canvas)) {
+      capture = { error: "the p5 canvas is not in the page" };
+      canvas = null;
+    }
     if (canvas) {
       try {
         call(setAttribute, canvas, "data-wc-main", NONCE);
@@ -137,24 +195,30 @@
           gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
           gpu = now() - g0;
         }
-      } catch (e) { /* capture reports what it finds */ }
+        capture = { url: call(toDataURL, canvas, "image/png") };
+      } catch (e) {
+        capture = { error: String(e) };
+      }
     }
+    checkTampering();
     const start = state.setupStarted === null ? now() : state.setupStarted;
     const payload = {
       reason: state.reason,
       has_canvas: !!canvas,
-      canvas_count: document.getElementsByTagName("canvas").length,
+      canvas_count: call(getByTag, document, "canvas").length,
       webgl: !!(inst && inst._renderer && inst._renderer.isP3D),
       evidence,
+      capture,
       timings: {
         load_s: (start - t0) / 1000,
         setup_s: state.setupDone === null ? (tDraw - start) / 1000 : (state.setupDone - start) / 1000,
         draw_s: state.setupDone === null ? 0 : (tDraw - state.setupDone) / 1000,
         sketch_s: (tDraw - start) / 1000,
         gpu_s: gpu / 1000,
+        capture_s: (now() - tDraw) / 1000 - gpu / 1000,
       },
     };
-    try { notify(NONCE, JSON.stringify(payload)); } catch (e) { /* Python times out */ }
+    try { notify(NONCE, call(stringify, JSON, payload)); } catch (e) { /* Python times out */ }
   }
 
   // --- runtime evidence: brush calls, filled shapes, bare p5 drawing calls.
@@ -182,7 +246,9 @@
         brushDepth++;
         try { return call(original, this, ...args); } finally { brushDepth--; }
       };
+      brushWrappers.push([brush, name, brush[name]]);
     }
+    brushWrappers.push([window, "brush", brush]);
   }
 
   function wrapP5(proto) {
@@ -226,11 +292,52 @@
       evidence.raw_2d_calls[name] = (evidence.raw_2d_calls[name] || 0) + 1;
     });
   }
+  // Raw WebGL on any canvas is a second way to put pixels on the page: legitimate only when
+  // p5 or p5.brush makes the call. The caller is read from the stack: the nearest script frame
+  // must be one of the libraries; the sketch's own frame, or none (a timer or callback handed
+  // the bound function over), is evidence of painting past the library.
+  const RAW_GL = [
+    "clear", "clearBufferfv", "clearBufferiv", "clearBufferuiv", "clearBufferfi", "scissor",
+    "drawArrays", "drawElements", "drawArraysInstanced", "drawElementsInstanced",
+    "drawRangeElements", "texImage2D", "texSubImage2D", "texImage3D", "texSubImage3D",
+    "copyTexImage2D", "copyTexSubImage2D", "compressedTexImage2D", "readPixels",
+    "blitFramebuffer", "colorMask", "viewport", "bufferData", "bufferSubData", "shaderSource",
+  ];
+  const LIB_MARK = "/__wc/lib/";
+  const indexOf = String.prototype.indexOf;
+  const split = String.prototype.split;
+  function calledByLibrary(wrapper) {
+    if (Error.prepareStackTrace !== undefined) return false;
+    const holder = {};
+    const limit = Error.stackTraceLimit;
+    try { Error.stackTraceLimit = 16; } catch (e) { /* a locked limit reads as below */ }
+    try { call(captureStackTrace, Error, holder, wrapper); } catch (e) { return false; }
+    try { Error.stackTraceLimit = limit; } catch (e) { /* ignore */ }
+    const lines = call(split, String(holder.stack || ""), "\n");
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i];
+      if (call(indexOf, line, LIB_MARK) >= 0) return true;
+      if (call(indexOf, line, "https://") >= 0 || call(indexOf, line, "eval at") >= 0) return false;
+    }
+    return false;
+  }
+  const glWrappers = [];
   for (const proto of [window.WebGLRenderingContext, window.WebGL2RenderingContext]) {
     if (!proto) continue;
-    countOn(proto.prototype, ["drawArrays", "drawElements", "drawArraysInstanced", "drawElementsInstanced"],
-      () => { evidence.gl_draw_calls++; });
+    for (const name of RAW_GL) {
+      const original = proto.prototype[name];
+      if (typeof original !== "function") continue;
+      const wrapper = function (...args) {
+        if (!state.harness && brushDepth === 0 && !calledByLibrary(wrapper)) {
+          evidence.raw_gl_calls[name] = (evidence.raw_gl_calls[name] || 0) + 1;
+        }
+        return apply(original, this, args);
+      };
+      proto.prototype[name] = wrapper;
+      glWrappers.push([proto.prototype, name, wrapper]);
+    }
   }
+
   const realEval = window.eval;
   window.eval = function (code) { evidence.dynamic_code++; return realEval(code); };
   const RealFunction = Function;
@@ -238,6 +345,37 @@
   CountedFunction.prototype = RealFunction.prototype;
   try { Object.defineProperty(RealFunction.prototype, "constructor", { value: CountedFunction }); } catch (e) { /* ignore */ }
   window.Function = CountedFunction;
+
+  // What the harness relies on must still be in place when the sketch ends: a sketch that
+  // swapped a primitive could have hidden its evidence or forged the capture.
+  const pinned = [
+    [Reflect, "apply", apply], [JSON, "stringify", stringify],
+    [Function.prototype, "call", Function.prototype.call],
+    [Function.prototype, "apply", Function.prototype.apply],
+    [Function.prototype, "bind", Function.prototype.bind],
+    [Array.prototype, "push", Array.prototype.push],
+    [Array.prototype, Symbol.iterator, Array.prototype[Symbol.iterator]],
+    [String.prototype, "indexOf", indexOf], [String.prototype, "split", split],
+    [Error, "captureStackTrace", captureStackTrace],
+    [HTMLCanvasElement.prototype, "toDataURL", toDataURL],
+    [HTMLCanvasElement.prototype, "getContext", getContext],
+    [Math, "random", rand], [performance, "now", virtualNow], [window, "Date", FixedDate],
+    [crypto, "getRandomValues", getRandomValues], [crypto, "randomUUID", randomUUID],
+    [window, "setTimeout", timeout], [window, "requestAnimationFrame", window.requestAnimationFrame],
+    [window, "eval", window.eval], [window, "Function", window.Function],
+    ...glWrappers,
+  ];
+  const brushWrappers = [];
+  function checkTampering() {
+    const changed = [];
+    for (const [owner, name, value] of [...pinned, ...brushWrappers]) {
+      let now_ = null;
+      try { now_ = owner[name]; } catch (e) { now_ = null; }
+      if (now_ !== value) changed.push(String(name));
+    }
+    if (Error.prepareStackTrace !== undefined) changed.push("Error.prepareStackTrace");
+    for (const name of changed.slice(0, 10)) evidence.tampering.push(name);
+  }
 
   let postdrawHook = null;
   window.__wcInstallAddon = function () {
@@ -256,6 +394,7 @@
     observer.observe(document, { childList: true, subtree: true });
     P5.registerAddon(function (p5, fn, lifecycles) {
       lifecycles.presetup = function () {
+        state.inst = this;
         state.setupStarted = now();
         this.randomSeed(SEED);
         this.noiseSeed(SEED);

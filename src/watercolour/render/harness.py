@@ -1,8 +1,7 @@
-"""The HTML page a sketch runs in, and the isolated-world capture script."""
+"""The HTML page a sketch runs in."""
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from importlib import resources
 
@@ -40,18 +39,4 @@ def page_html(seed: int, nonce: str) -> str:
         "<script>window.__wcInstallAddon&&window.__wcInstallAddon()</script>"
         f'<script src="{SKETCH_PATH}"></script>'
         "</head><body></body></html>"
-    )
-
-
-def capture_expression(nonce: str) -> str:
-    """JavaScript evaluated in an isolated world: the sketch's overrides of ``toDataURL`` and
-    friends live in the main world and cannot reach it. Returns a data URL or an error."""
-    selector = json.dumps(f'canvas[data-wc-main="{nonce}"]')
-    return (
-        "(() => {"
-        f" const c = document.querySelector({selector});"
-        " if (!c) return {error: 'no p5 canvas to capture'};"
-        " try { return {width: c.width, height: c.height, url: c.toDataURL('image/png')}; }"
-        " catch (e) { return {error: String(e)}; }"
-        "})()"
     )

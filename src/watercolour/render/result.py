@@ -24,7 +24,12 @@ class RenderResult:
     """The sketch's first JavaScript error (message and stack), if any."""
     timed_out: bool = False
     crashed: bool = False
-    """The page crashed (e.g. a memory bomb)."""
+    """The page crashed, or the browser passed its memory cap (e.g. a memory bomb)."""
+    over_memory: bool = False
+    """The browser's processes together passed ``RenderConfig.memory_mb`` during the render."""
+    retries: int = 0
+    """Renders retried in a fresh browser because the first try timed out or crashed in a
+    browser that had rendered before (it may not have been clean)."""
     infra_error: str | None = None
     console: list[str] = field(default_factory=list)
     blocked_requests: list[str] = field(default_factory=list)
@@ -33,9 +38,11 @@ class RenderResult:
     timings: dict[str, float | None] = field(default_factory=dict)
     """Seconds: ``load_s`` (page start to ``setup()``), ``setup_s``, ``draw_s`` (end of
     ``setup()`` to the first frame painted), ``sketch_s`` (both), ``gpu_s`` (waiting for the
-    GPU queue), ``until_first_frame_s`` (Python's view: start to the first frame, navigation
-    included), ``capture_s`` (reading the PNG), ``measure_s`` (paint coverage) and ``total_s``
-    (wall clock, from Python)."""
+    GPU queue), ``capture_s`` (encoding the PNG, in the page, in the task that ends the
+    sketch), ``context_s`` (taking the render's fresh browser context), ``until_first_frame_s``
+    (Python's view: start to the first frame, navigation included), ``measure_s`` (paint
+    coverage), ``first_try_s`` (a retried render's first try) and ``total_s`` (wall clock, from
+    Python)."""
     seed: int = 0
     backend: str = ""
     """The WebGL renderer string the browser reported at start-up."""

@@ -20,15 +20,16 @@ from watercolour.render.browser import (
     launch_args,
 )
 from watercolour.render.config import RenderConfig
-from watercolour.render.harness import BINDING, LIB_PATH, SKETCH_PATH, capture_expression, page_html
+from watercolour.render.harness import BINDING, LIB_PATH, SKETCH_PATH, page_html
 from watercolour.render.paint import decode_rgb, paint_fraction
+from watercolour.render.processes import browser_rss_mb
 from watercolour.render.result import RenderResult
 from watercolour.render.vendor import libraries
 
 MAX_CONSOLE = 50
 MAX_BLOCKED = 50
 CLOSE_TIMEOUT_S = 3.0
-CAPTURE_TIMEOUT_S = 10.0
+MEMORY_POLL_S = 0.25
 
 
 class PageCrashed(Exception):
@@ -37,6 +38,10 @@ class PageCrashed(Exception):
 
 class BrowserGone(Exception):
     """The browser process exited or stopped answering."""
+
+
+class OverMemory(Exception):
+    """The browser's processes together grew past the memory cap during a render."""
 
 
 @dataclass
@@ -63,8 +68,15 @@ def _fail(job: _Job | None, exc: Exception) -> None:
 
 
 class BrowserWorker:
-    """A browser with one page that is navigated to a fresh document (and a fresh origin, so
-    no storage carries over) for every sketch. Replaced after a hang, a crash or N renders."""
+    """A browser that renders every sketch in a context of its own.
+
+    Isolation: each render gets a new browser context (its own renderer process, storage,
+    routes and scripts) on a fresh origin, opened while the previous result is being used and
+    closed as soon as the render ends, so nothing a sketch leaves behind (a busy page, a
+    poisoned document, timers) reaches the next one. A render whose browser may not have been
+    clean (a time-out or crash after earlier renders) is retried once in a fresh browser before
+    it counts against the sketch. The browser is replaced after a hang, a crash, N renders, or
+    when its memory stays above the cap."""
 
     def __init__(self, playwright: Playwright, config: RenderConfig, gl: str, index: int) -> None:
         self._pw = playwright
@@ -74,7 +86,8 @@ class BrowserWorker:
         self._browser: Browser | None = None
         self._context: BrowserContext | None = None
         self._page: Page | None = None
-        self._cdp: Any = None
+        self._next: asyncio.Future | None = None
+        self._closing: set[asyncio.Future] = set()
         self._job: _Job | None = None
         self._renders = 0
         self._serial = 0
@@ -111,6 +124,7 @@ class BrowserWorker:
         self._browser.on("disconnected", lambda _: _fail(self._job, BrowserGone("browser exited")))
         self._renders = 0
         self.backend = await self._probe_webgl()
+        self._prepare_next()
 
     async def _probe_webgl(self) -> str:
         assert self._browser is not None
@@ -128,7 +142,8 @@ class BrowserWorker:
     async def close(self) -> None:
         """Close the browser; kill its processes if it does not answer."""
         browser, self._browser = self._browser, None
-        self._page = self._context = self._cdp = None
+        self._page = self._context = None
+        self._drop_next()
         if browser is not None:
             try:
                 await asyncio.wait_for(browser.close(), CLOSE_TIMEOUT_S)
@@ -143,7 +158,8 @@ class BrowserWorker:
         await self.start()
 
     # ---------------------------------------------------------------- the page
-    async def _open_page(self) -> None:
+    async def _open_context(self) -> tuple[BrowserContext, Page]:
+        """A new context with one page, its routes and handlers: the next render's clean room."""
         assert self._browser is not None
         width, height = self._config.viewport
         bound = CLOSE_TIMEOUT_S * 3
@@ -156,27 +172,61 @@ class BrowserWorker:
             ),
             bound,
         )
-        await asyncio.wait_for(context.route("**/*", self._on_route), bound)
-        await asyncio.wait_for(context.route_web_socket("**/*", self._on_websocket), bound)
-        page = await asyncio.wait_for(context.new_page(), bound)
-        await asyncio.wait_for(page.expose_binding(BINDING, self._on_notify), bound)
+        try:
+            await asyncio.wait_for(context.route("**/*", self._on_route), bound)
+            await asyncio.wait_for(context.route_web_socket("**/*", self._on_websocket), bound)
+            page = await asyncio.wait_for(context.new_page(), bound)
+            await asyncio.wait_for(page.expose_binding(BINDING, self._on_notify), bound)
+        except BaseException:
+            await self._close_context(context)
+            raise
         page.on("console", self._on_console)
         page.on("pageerror", self._on_pageerror)
         page.on("crash", self._on_crash)
         page.on("dialog", self._on_dialog)
         page.on("popup", self._on_popup)
-        self._cdp = await asyncio.wait_for(context.new_cdp_session(page), bound)
-        self._context, self._page = context, page
+        return context, page
 
-    async def _discard_page(self) -> None:
-        """Close the page after a hang or crash; kill the browser if even that hangs."""
-        context, self._context, self._page, self._cdp = self._context, None, None, None
+    def _prepare_next(self) -> None:
+        """Open the next render's context in the background, off the critical path."""
+        if self._next is None and self._browser is not None:
+            self._next = asyncio.ensure_future(self._open_context())
+
+    def _drop_next(self) -> None:
+        pending, self._next = self._next, None
+        if pending is None:
+            return
+        if pending.done():
+            if not pending.cancelled() and pending.exception() is None:
+                context, _ = pending.result()
+                closing = asyncio.ensure_future(self._close_context(context))
+                self._closing.add(closing)
+                closing.add_done_callback(self._closing.discard)
+        else:
+            pending.cancel()
+
+    async def _take_context(self) -> None:
+        """The prepared context, or a new one when there is none or it failed."""
+        self._prepare_next()
+        pending, self._next = self._next, None
+        assert pending is not None
+        self._context, self._page = await asyncio.wait_for(pending, CLOSE_TIMEOUT_S * 6)
+        self._page_crashed = False
+
+    @staticmethod
+    async def _close_context(context: BrowserContext) -> None:
+        for page in context.pages:
+            await asyncio.wait_for(page.close(run_before_unload=False), CLOSE_TIMEOUT_S)
+        await asyncio.wait_for(context.close(), CLOSE_TIMEOUT_S)
+
+    async def _discard_context(self) -> None:
+        """Close the render's context (its renderer process goes with it); when even that
+        fails the whole browser is closed, so the next render starts clean either way."""
+        context, self._context, self._page = self._context, None, None
         if context is None:
             return
         try:
-            for page in context.pages:
-                await asyncio.wait_for(page.close(run_before_unload=False), CLOSE_TIMEOUT_S)
-            await asyncio.wait_for(context.close(), CLOSE_TIMEOUT_S)
+            await self._close_context(context)
         except Exception:
             await self.close()
 
@@ -244,7 +294,20 @@ class BrowserWorker:
 
     # ---------------------------------------------------------------- rendering
     async def render(self, code: str, seed: int, deadline_s: float | None = None) -> RenderResult:
-        """Render one sketch; never raises, never waits longer than the deadline plus a few s."""
+        """Render one sketch; never raises. A time-out or crash in a browser that had rendered
+        before is retried once in a fresh browser: only a browser known to be clean can blame
+        the sketch."""
+        used = self._renders > 0
+        result = await self._render_once(code, seed, deadline_s)
+        if (result.timed_out or result.crashed) and used and not result.over_memory:
+            first = result
+            await self.restart()
+            result = await self._render_once(code, seed, deadline_s)
+            result.retries = first.retries + 1
+            result.timings["first_try_s"] = first.timings.get("total_s")
+        return result
+
+    async def _render_once(self, code: str, seed: int, deadline_s: float | None) -> RenderResult:
         deadline_s = deadline_s or self._config.deadline_s
         t0 = time.perf_counter()
         result = RenderResult(seed=seed, backend=self.backend)
@@ -252,44 +315,58 @@ class BrowserWorker:
             if not self.alive or self._renders >= self._config.renders_per_browser:
                 await self.restart()
                 result.backend = self.backend
-            if self._page is not None and (self._page_crashed or self._page.is_closed()):
-                await self._discard_page()
-            if self._page is None:
-                self._page_crashed = False
-                await self._open_page()
+            await self._take_context()
         except Exception as err:
             result.infra_error = f"browser unavailable: {err}"
             result.timings["total_s"] = time.perf_counter() - t0
             await self.close()
             return result
+        result.timings["context_s"] = time.perf_counter() - t0
 
-        try:
-            # Each sketch gets a fresh origin; cookies can span sibling origins, so drop them.
-            await asyncio.wait_for(self._context.clear_cookies(), CLOSE_TIMEOUT_S)
-        except Exception as err:
-            result.infra_error = f"browser unavailable: {err}"
-            await self.close()
-            return result
         self._renders += 1
         self._serial += 1
         loop = asyncio.get_running_loop()
         job = _Job(code=code, seed=seed, nonce=secrets.token_hex(16),
                    host=f"r{self._serial}.sketch.invalid", done=loop.create_future())
         self._job = job
+        watchdog = asyncio.ensure_future(self._watch_memory(job))
         try:
             await self._run(job, result, t0, deadline_s)
-        except Exception as err:  # a Playwright/CDP failure we did not foresee
+        except Exception as err:  # a Playwright failure we did not foresee
             result.infra_error = f"render failed in the browser layer: {type(err).__name__}: {err}"
         finally:
+            watchdog.cancel()
             self._job = None
             result.console = job.console
             result.blocked_requests = job.blocked
-            result.timings["total_s"] = time.perf_counter() - t0
-            if not self._config.reuse_page or result.timed_out or result.crashed:
-                await self._discard_page()
-            if result.infra_error is not None:
+            await self._discard_context()
+            if result.infra_error is not None or result.timed_out or result.crashed \
+                    or self._over_memory(idle=True):
                 await self.close()
+            else:
+                self._prepare_next()
+            result.timings["total_s"] = time.perf_counter() - t0
         return result
+
+    def _over_memory(self, idle: bool = False) -> float | None:
+        """The browser's resident memory in MiB when it is over the cap (or, idle between
+        renders, over half of it), else None."""
+        if not self.marker:
+            return None
+        rss = browser_rss_mb(self.marker)
+        cap = self._config.memory_mb / 2 if idle else self._config.memory_mb
+        return rss if rss > cap else None
+
+    async def _watch_memory(self, job: _Job) -> None:
+        """Fail the render as soon as the browser's processes together pass the memory cap:
+        typed arrays, textures and GPU buffers are outside the JavaScript heap limit."""
+        while not job.done.done():
+            await asyncio.sleep(MEMORY_POLL_S)
+            rss = await asyncio.to_thread(self._over_memory)
+            if rss is not None:
+                _fail(job, OverMemory(f"the sketch took the browser to {rss:.0f} MB of memory "
+                                      f"(cap {self._config.memory_mb} MB)"))
+                return
 
     async def _run(self, job: _Job, result: RenderResult, t0: float, deadline_s: float) -> None:
         assert self._page is not None
@@ -306,6 +383,10 @@ class BrowserWorker:
             result.crashed = True
             result.error = f"{err} (out of memory, or the sketch broke the renderer)"
             return
+        except OverMemory as err:
+            result.crashed = result.over_memory = True
+            result.error = str(err)
+            return
         except BrowserGone as err:
             result.infra_error = str(err)
             return
@@ -313,29 +394,19 @@ class BrowserWorker:
             await self._settle(navigation)
 
         self._apply_payload(payload, job, result)
-        t_capture = time.perf_counter()
-        result.timings["until_first_frame_s"] = t_capture - t0
-        try:
-            capture = await asyncio.wait_for(
-                self._capture(job.nonce), max(CAPTURE_TIMEOUT_S, deadline - time.perf_counter())
-            )
-        except asyncio.TimeoutError:
-            result.timed_out = True
-            result.error = "the page stayed busy after its first frame, so it could not be captured"
-            return
-        except Exception as err:
-            result.infra_error = f"capture failed: {err}"
-            return
-        result.timings["capture_s"] = time.perf_counter() - t_capture
-        if "error" in capture:
+        result.timings["until_first_frame_s"] = time.perf_counter() - t0
+        capture = payload.get("capture") or {}
+        if "url" not in capture:
             if result.error is None:
-                result.error = f"nothing to capture: {capture['error']}"
+                result.error = f"nothing to capture: {capture.get('error', 'no picture')}"
             return
+        t_measure = time.perf_counter()
         png = base64.b64decode(capture["url"].split(",", 1)[1])
+        rgb = decode_rgb(png)
         result.png = png
-        result.width, result.height = int(capture["width"]), int(capture["height"])
-        result.paint_fraction = paint_fraction(decode_rgb(png))
-        result.timings["measure_s"] = time.perf_counter() - t_capture - result.timings["capture_s"]
+        result.height, result.width = int(rgb.shape[0]), int(rgb.shape[1])
+        result.paint_fraction = paint_fraction(rgb)
+        result.timings["measure_s"] = time.perf_counter() - t_measure
 
     @staticmethod
     async def _settle(navigation: asyncio.Future) -> None:
@@ -358,28 +429,8 @@ class BrowserWorker:
         evidence["webgl"] = payload.get("webgl", False)
         evidence["finished_by"] = payload.get("reason")
         evidence["all_errors"] = [e["message"] for e in errors]
-        for url in evidence.get("navigations", []):
+        for url in [*evidence.get("navigations", []), *evidence.get("blocked_apis", [])]:
             if len(job.blocked) < MAX_BLOCKED:
                 job.blocked.append(url)
         result.evidence = evidence
         result.timings.update(payload.get("timings", {}))
-
-    async def _capture(self, nonce: str) -> dict[str, Any]:
-        """Read the canvas from an isolated world: the sketch's overrides cannot reach it."""
-        cdp = self._cdp
-        tree = await cdp.send("Page.getFrameTree")
-        world = await cdp.send(
-            "Page.createIsolatedWorld",
-            {"frameId": tree["frameTree"]["frame"]["id"], "worldName": f"wc-{nonce[:8]}"},
-        )
-        reply = await cdp.send(
-            "Runtime.evaluate",
-            {
-                "expression": capture_expression(nonce),
-                "contextId": world["executionContextId"],
-                "returnByValue": True,
-            },
-        )
-        if "exceptionDetails" in reply:
-            return {"error": reply["exceptionDetails"].get("text", "capture threw")}
-        return reply["result"]["value"]
