@@ -6,8 +6,12 @@ import argparse
 import logging
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from watercolour.errors import InputError
+
+if TYPE_CHECKING:
+    from watercolour.env.config import EnvConfig
 
 
 def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
@@ -18,8 +22,10 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
         "and subject, step with a reply), plain HTTP /reset /step /state /schema, /health and "
         "/stats. Configured by WATERCOLOUR_* variables (the reward mix, WATERCOLOUR_POOL, the "
         "judge and HPS endpoints, WATERCOLOUR_GATE_MODE, WATERCOLOUR_RENDER_WORKERS and "
-        "_DEADLINE, WATERCOLOUR_ENV_MAX_SESSIONS, _MAX_TURNS, _RENDER_CACHE), validated before "
-        "the server listens.",
+        "_DEADLINE, WATERCOLOUR_ENV_MAX_SESSIONS, _MAX_TURNS, _RENDER_CACHE, _IDLE_TIMEOUT), "
+        "validated before the server listens. Every route but /health needs the bearer token "
+        "WATERCOLOUR_ENV_TOKEN when it is set; a --host beyond the loopback needs one (or "
+        "WATERCOLOUR_ENV_ANONYMOUS=1 behind a proxy that authenticates).",
     )
     p.add_argument("--host", default="127.0.0.1",
                    help="interface to bind (default 127.0.0.1; 0.0.0.0 in a container)")
@@ -37,6 +43,18 @@ def skip_web_interface() -> None:
         sys.modules.setdefault("gradio", None)  # type: ignore[arg-type]
 
 
+def exposed(host: str, config: EnvConfig) -> None:
+    """Refuse (:class:`EnvConfigError`) to bind beyond the loopback without a token, unless
+    the configuration says a proxy in front authenticates."""
+    from watercolour.env.config import EnvConfigError, variable
+    from watercolour.env.server.guard import is_loopback
+
+    if not is_loopback(host) and config.token is None and not config.anonymous:
+        raise EnvConfigError(f"--host {host} is beyond the loopback: set {variable('token')} "
+                             "(clients send it as Authorization: Bearer), or "
+                             f"{variable('anonymous')}=1 behind a proxy that authenticates")
+
+
 def run(args: argparse.Namespace) -> int:
     skip_web_interface()
     import uvicorn
@@ -51,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
     try:
         config = EnvConfig.from_env()
+        exposed(args.host, config)
         app = build_app(config)
     except (EnvConfigError, RewardSetupError) as err:
         for line in str(err).splitlines():

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -37,6 +38,7 @@ from openenv.core.env_client import EnvClient
 from pydantic import ValidationError
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from watercolour.env.config import variable
 from watercolour.env.models import (
     WatercolourAction,
     WatercolourObservation,
@@ -129,13 +131,16 @@ class RemoteRewarder:
             ``WATERCOLOUR_ENV_MAX_SESSIONS`` at least the sum of theirs.
         revive_after_s: how long a failed server is skipped before it is tried again.
         include_png: ask for the render (``Evaluation.png``).
+        token: the servers' bearer token (their ``WATERCOLOUR_ENV_TOKEN``), sent as
+            ``Authorization: Bearer``; default that variable here, when set.
         headers: extra HTTP headers (``{"Authorization": "Bearer hf_..."}`` for a private
-            Space).
+            Space: an ``Authorization`` here is sent instead of the variable's token).
     """
 
     def __init__(self, urls: Sequence[str], *, timeout_s: float = DEFAULT_STEP_TIMEOUT_S,
                  retries: int = 2, connect_timeout_s: float = 10.0, sessions_per_url: int = 8,
                  revive_after_s: float = 30.0, include_png: bool = False,
+                 token: str | None = None,
                  headers: Mapping[str, str] | None = None) -> None:
         if isinstance(urls, str):
             urls = [urls]
@@ -159,7 +164,7 @@ class RemoteRewarder:
         self.sessions_per_url = int(sessions_per_url)
         self.revive_after_s = float(revive_after_s)
         self.include_png = include_png
-        self.headers = dict(headers) if headers else None
+        self.headers = auth_headers(token, headers)
         self._servers = [_Server(u) for u in self.urls]
         self._cursor = 0
         self._loop = asyncio.new_event_loop()
@@ -339,6 +344,26 @@ class RemoteRewarder:
                                         time.monotonic() - start)
         return unavailable("server", "no server could start the episode: "
                            + "; ".join(errors[-3:]), context, start, None, self.retries + 1)
+
+
+def auth_headers(token: str | None = None, headers: Mapping[str, str] | None = None,
+                 environ: Mapping[str, str] | None = None) -> dict[str, str] | None:
+    """``headers`` with ``Authorization: Bearer <token>``: ``token``, else the server's own
+    variable (``WATERCOLOUR_ENV_TOKEN``) when set and ``headers`` has no ``Authorization``."""
+    merged = dict(headers or {})
+    given = any(k.lower() == "authorization" for k in merged)
+    if token is not None:
+        token = token.strip()
+        if not token:
+            raise InputError("token must not be empty")
+        if given:
+            raise InputError("give either token or an Authorization header, not both")
+    elif not given:
+        name = variable("token")
+        token = ((os.environ if environ is None else environ).get(name) or "").strip() or None
+    if token is not None:
+        merged["Authorization"] = f"Bearer {token}"
+    return merged or None
 
 
 def from_observation(observation: WatercolourObservation, url: str | None = None,

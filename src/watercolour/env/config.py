@@ -15,6 +15,13 @@ variable                           meaning (default)
 ``WATERCOLOUR_ENV_MAX_TURNS``      the most steps an episode may ask for (4)
 ``WATERCOLOUR_ENV_RENDER_CACHE``   renders kept (same sketch and seed: rendered once);
                                    0: off (256)
+``WATERCOLOUR_ENV_TOKEN``          the bearer token every route but ``/health`` requires
+                                   (``Authorization: Bearer ...``); needed to bind beyond
+                                   the loopback (unset: no check)
+``WATERCOLOUR_ENV_ANONYMOUS``      serve beyond the loopback without a token, behind a
+                                   proxy that authenticates (a private Space) (false)
+``WATERCOLOUR_ENV_IDLE_TIMEOUT``   seconds a websocket may wait between messages before it
+                                   is closed and its session freed (600)
 =================================  ====================================================
 """
 
@@ -22,7 +29,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from watercolour import settings
@@ -65,6 +72,17 @@ class EnvConfig:
                              help="the most steps an episode may ask for")
     render_cache: int = setting(256, env="WATERCOLOUR_ENV_RENDER_CACHE", minimum=0,
                                 help="renders kept (same sketch and seed: rendered once); 0: off")
+    token: str | None = setting(None, env="WATERCOLOUR_ENV_TOKEN",
+                                help="the bearer token every route but /health requires "
+                                "(Authorization: Bearer ...); needed to bind beyond the "
+                                "loopback; unset: no check")
+    anonymous: bool = setting(False, env="WATERCOLOUR_ENV_ANONYMOUS",
+                              help="serve beyond the loopback without a token (only behind a "
+                              "proxy that authenticates, such as a private Space)")
+    idle_timeout: float = setting(600.0, env="WATERCOLOUR_ENV_IDLE_TIMEOUT", positive=True,
+                                  help="seconds a websocket may wait between messages before "
+                                  "it is closed and its session freed (longer than the "
+                                  "slowest step)")
 
     def __post_init__(self) -> None:
         try:
@@ -85,8 +103,18 @@ class EnvConfig:
             raise EnvConfigError(str(err)) from None
 
     def resolved(self) -> dict[str, Any]:
-        """Plain data, for /stats and the logs."""
+        """Plain data, for /stats (to a caller with the token) and the logs; never the token
+        itself, only whether there is one."""
         render = asdict(self.render)
         return {"reward": self.reward.resolved(), "render": render,
                 "max_sessions": self.max_sessions, "max_turns": self.max_turns,
-                "render_cache": self.render_cache}
+                "render_cache": self.render_cache, "token": self.token is not None,
+                "anonymous": self.anonymous, "idle_timeout_s": self.idle_timeout}
+
+
+def variable(name: str) -> str:
+    """The environment variable of :class:`EnvConfig`'s field ``name`` (declared once, on the
+    field; read without building the field's default), e.g. ``variable("token")`` for
+    clients, which send the same token."""
+    field = next(f for f in fields(EnvConfig) if f.name == name)
+    return settings._meta(field)["env"]

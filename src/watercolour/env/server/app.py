@@ -1,6 +1,9 @@
 """The FastAPI app, from OpenEnv's ``create_app``: websocket sessions on ``/ws``, plain HTTP
 ``/reset`` ``/step`` ``/state`` ``/schema``, ``/health``, plus ``/stats`` (sessions, outcomes,
-render cache, the resolved configuration).
+render cache; the resolved configuration only to a caller with the token), behind
+:class:`~watercolour.env.server.guard.Guard` (the bearer token, one session limit, bounded
+bodies and messages, idle websockets closed). Errors are short: a validation error lists
+where and what, never the input.
 
 Run it with ``watercolour serve [--host] [--port]``, or with uvicorn (``app`` is built on
 first access, from the environment)::
@@ -17,12 +20,16 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
 from openenv.core.env_server.http_server import create_app
+from starlette.exceptions import HTTPException
 
 from watercolour.env.config import EnvConfig
 from watercolour.env.models import WatercolourAction, WatercolourObservation, WatercolourState
 from watercolour.env.server.environment import Service, WatercolourEnvironment
+from watercolour.env.server.guard import Guard, short, short_errors
 
 ENV_NAME = "watercolour"
 
@@ -39,12 +46,36 @@ def build_app(config: EnvConfig | None = None, *, service: Service | None = None
 
     @app.get("/stats", tags=["Health"], summary="Sessions, outcomes and the render cache")
     def stats() -> dict[str, Any]:
-        return service.stats()
+        # with a token, only its holders get here (the guard): they see the configuration
+        return service.stats(config=service.config.token is not None)
 
+    app.add_exception_handler(RequestValidationError, invalid_request)
+    app.add_exception_handler(HTTPException, http_error)
+    app.add_middleware(Guard, token=service.config.token, slots=service,
+                       idle_timeout_s=service.config.idle_timeout,
+                       anonymous=service.config.anonymous)
     app.state.service = service
     if owned:
         app.router.on_shutdown.append(service.close)
     return app
+
+
+async def invalid_request(request: Request, exc: Exception) -> JSONResponse:
+    """422 with where and what of each mistake, never the input (FastAPI's default echoes the
+    whole body back)."""
+    errors = exc.errors() if isinstance(exc, RequestValidationError) else str(exc)
+    return JSONResponse({"detail": short_errors(errors)}, status_code=422)
+
+
+async def http_error(request: Request, exc: Exception) -> JSONResponse:
+    """Any HTTP error, short: OpenEnv's own 422 for a bad action carries pydantic's errors
+    with their input."""
+    assert isinstance(exc, HTTPException)
+    if exc.status_code in (204, 304):
+        return Response(status_code=exc.status_code, headers=exc.headers)
+    detail = exc.detail
+    detail = short_errors(detail) if isinstance(detail, list | tuple) else short(detail)
+    return JSONResponse({"detail": detail}, status_code=exc.status_code, headers=exc.headers)
 
 
 def create_server_app() -> FastAPI:

@@ -66,6 +66,8 @@ class Service:
             self.close()
             raise
         self._lock = threading.Lock()
+        self.held = 0
+        self.refused = 0
         self.sessions = 0
         self.peak_sessions = 0
         self.steps_running = 0
@@ -74,6 +76,26 @@ class Service:
         self.started_at = time.time()
 
     # ------------------------------------------------------------ sessions
+    @property
+    def limit(self) -> int:
+        """Slots: websocket sessions and HTTP ``/reset`` ``/step`` requests in progress."""
+        return self.config.max_sessions
+
+    def admit(self) -> bool:
+        """Take a slot (a websocket session, or an HTTP reset or step while it runs); False
+        when all ``max_sessions`` are held."""
+        with self._lock:
+            if self.held >= self.config.max_sessions:
+                self.refused += 1
+                return False
+            self.held += 1
+            return True
+
+    def release(self) -> None:
+        """Give a slot back."""
+        with self._lock:
+            self.held = max(0, self.held - 1)
+
     def opened(self) -> None:
         with self._lock:
             self.sessions += 1
@@ -101,15 +123,20 @@ class Service:
             self.outcomes[evaluation.status] = self.outcomes.get(evaluation.status, 0) + 1
         return evaluation, self.cache.last_hit
 
-    def stats(self) -> dict[str, Any]:
-        """Counters for ``/stats`` and the benchmark."""
+    def stats(self, config: bool = True) -> dict[str, Any]:
+        """Counters for ``/stats`` and the benchmark; with ``config``, the resolved
+        configuration too (``/stats`` shows it only to a caller with the token)."""
         with self._lock:
-            return {"sessions": self.sessions, "peak_sessions": self.peak_sessions,
-                    "steps_running": self.steps_running, "peak_parallel_steps": self.peak_steps,
-                    "outcomes": dict(self.outcomes), "render_cache": self.cache.stats(),
-                    "browsers": getattr(self.cache.config, "workers", None),
-                    "uptime_s": round(time.time() - self.started_at, 1),
-                    "config": self.config.resolved()}
+            counts = {"sessions": self.sessions, "peak_sessions": self.peak_sessions,
+                      "slots_held": self.held, "refused": self.refused,
+                      "steps_running": self.steps_running,
+                      "peak_parallel_steps": self.peak_steps,
+                      "outcomes": dict(self.outcomes), "render_cache": self.cache.stats(),
+                      "browsers": getattr(self.cache.config, "workers", None),
+                      "uptime_s": round(time.time() - self.started_at, 1)}
+        if config:
+            counts["config"] = self.config.resolved()
+        return counts
 
     def close(self) -> None:
         if self._owned is not None:
