@@ -265,3 +265,112 @@ def test_the_analysis_chapter_reads_a_run_of_its_own(tmp_path):
     gallery = Path(summary["parameters"]["gallery"])
     assert gallery.read_text().count("<tr class=") == 36
     assert "application/vnd.jupyter.widget-view+json" in json.dumps(executed)
+
+
+# ---------------------------------------------------------------- what a reader installs
+
+
+from watercolour import notebooks  # noqa: E402
+from watercolour.book import colab  # noqa: E402
+
+CHAPTERS = [c.path for c in notebooks.list_chapters(ROOT) if pipeline.is_notebook_page(c.path)]
+
+# what a chapter's imports (and the commands it starts) need beyond the package's own deps
+NEEDS = {
+    r"^\s*(import|from) (matplotlib|ipywidgets|IPython)\b": "book",
+    r"^\s*from watercolour\.train\b|\"watercolour\", \"train\"": "train",
+    r"^\s*from watercolour\.env\b|\"watercolour\", \"serve\"": "env",
+}
+
+
+def _install_call(source: str) -> tuple[list[str], dict]:
+    found = re.search(r"^install\(package, (.*?)\)$", source, re.M)
+    assert found, "the install cell calls watercolour.notebooks.install(package, EXTRAS...)"
+    args = [a.strip() for a in found.group(1).split(",")]
+    extras = [a.strip('"') for a in args if a.startswith('"')]
+    options = dict(a.split("=", 1) for a in args if "=" in a)
+    return extras, options
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
+def test_each_install_cell_installs_what_its_chapter_imports(chapter):
+    nb = notebooks.read_notebook(chapter)
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    at = next(i for i, c in enumerate(code) if "from watercolour.notebooks import install" in c)
+    assert at == 1, "the install cell is the first after the parameters"
+    cell = code[at]
+    assert len(cell.splitlines()) <= 8, "the install cell stays short: the logic is a helper"
+    extras, options = _install_call(cell)
+    assert options.get("mode") == "mode"
+    rest = "\n".join(code[at + 1:])
+    needed = {extra for pattern, extra in NEEDS.items() if re.search(pattern, rest, re.M)}
+    assert needed <= set(extras), f"imports need {sorted(needed)}, the cell installs {extras}"
+    assert set(extras) - needed <= set(), f"the cell installs more than it imports: {extras}"
+    renders = re.search(r"\bRenderer\b|\bbuild_pool\b|\"watercolour\", \"train\"|\btrain\(", rest)
+    assert (options.get("browser") != "False") == bool(renders), "a browser where it renders"
+    # no file of the repository that a Colab reader lacks
+    for code_cell in code:
+        assert "benchmarks/results" not in code_cell and '"benchmarks"' not in code_cell, chapter
+        assert "project_root()" not in code_cell, chapter
+    assert "tests/" not in chapter.read_text()
+
+
+def test_the_install_helper_adds_the_extras_to_the_source(tmp_path):
+    from watercolour.book.install import install, requirement
+
+    wheel = tmp_path / "watercolour-0.1.0-py3-none-any.whl"
+    assert requirement("git+https://github.com/o/w", ["book", "env"]) == \
+        "watercolour[book,env] @ git+https://github.com/o/w"
+    assert requirement(str(wheel), ["book"]) == f"watercolour[book] @ {wheel.as_uri()}"
+    assert requirement("watercolour==0.1.0", ["book", "train"]) == "watercolour[book,train]==0.1.0"
+    assert requirement("watercolour @ https://x.org/w.whl", ["env"]) == \
+        "watercolour[env] @ https://x.org/w.whl"
+    with pytest.raises(ValueError, match="names extras"):
+        requirement("watercolour[book] @ git+https://github.com/o/w", ["book"])
+    with pytest.raises(ValueError, match="not one of"):
+        install("", "book", mode="huge", dry_run=True)
+    with pytest.raises(ValueError, match="unknown extra"):
+        install("", "gpu", dry_run=True)
+    # here everything is installed: nothing to do, and the browser is this machine's
+    record = install("", "book", "env", "train", mode="tiny", dry_run=True, quiet=True)
+    assert record.requirement is None and record.missing == []
+    assert record.browser and record.browser_commands is None
+
+
+# ---------------------------------------------------------------- badges and published notebooks
+
+
+def _published_branch_and_folder() -> tuple[str, str]:
+    """The branch and folder the book workflow publishes the notebooks to."""
+    import yaml
+
+    workflow = yaml.safe_load((ROOT / ".github/workflows/book.yml").read_text())
+    env = workflow["env"]
+    return env["NOTEBOOKS_BRANCH"], env["NOTEBOOKS_DIR"]
+
+
+def test_every_badge_names_a_notebook_the_workflow_publishes(tmp_path):
+    import nbformat
+
+    branch, folder = _published_branch_and_folder()
+    workflow = (ROOT / ".github/workflows/book.yml").read_text()
+    assert "watercolour book export --out" in workflow
+    repository = colab.repository_url(ROOT)
+    owner_name = repository.removeprefix("https://github.com/")
+    written = colab.export_notebooks(ROOT, tmp_path / "site")  # what the workflow runs
+    assert {p.stem for p in written} == {c.stem for c in CHAPTERS}
+    for chapter in CHAPTERS:
+        url = colab.colab_url(repository, chapter.relative_to(ROOT).as_posix())
+        prefix = f"https://colab.research.google.com/github/{owner_name}/blob/{branch}/"
+        assert url.startswith(prefix), url
+        path = url.removeprefix(prefix)
+        assert path.startswith(f"{folder}/")
+        published = tmp_path / "site" / path
+        assert published.is_file(), f"{url} names {path}, which the workflow does not publish"
+        nb = nbformat.read(str(published), as_version=4)
+        assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
+        badge = next(c.source for c in nb.cells if c.cell_type == "markdown")
+        assert f"]({url})" in badge and colab.BADGE_IMAGE in badge
+        params = next(c.source for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+        assert f'package = "git+{repository}"' in params  # Run all installs from the repository
+        assert ".md)" not in "".join(c.source for c in nb.cells if c.cell_type == "markdown")

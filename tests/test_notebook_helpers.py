@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import numpy as np
@@ -64,3 +65,24 @@ def test_every_requirement_is_a_range_with_a_pin_in_constraints():
     for name, colab in (("numpy", "2.0.2"), ("pillow", "11.3.0"), ("matplotlib", "3.10.0")):
         assert allowed[name].contains(colab), (name, colab)
     assert pins["torch"] == "2.13.0"  # the CPU build install.sh takes on these machines
+
+
+# ---------------------------------------------------------------- what the chapters measure
+
+
+def test_the_shipped_measurements_are_the_checkouts(tmp_path, monkeypatch):
+    from watercolour.notebooks import MEASURED, MEASUREMENTS, measurement
+
+    root = Path(__file__).resolve().parents[1]
+    shipped = sorted(p.name for p in MEASUREMENTS.glob("*.json"))
+    newest = [sorted((root / "benchmarks" / "results").glob(pattern))[-1] for pattern in MEASURED]
+    assert shipped == sorted(p.name for p in newest), "ship exactly the newest of each"
+    for path in newest:
+        assert (MEASUREMENTS / path.name).read_bytes() == path.read_bytes(), (
+            f"{path.name} changed: copy it to src/watercolour/book/measurements/ "
+            "(Colab readers see the package's copy)")
+    # outside a checkout (Colab) the chapters read the package's copy
+    monkeypatch.chdir(tmp_path)
+    assert measurement("gate-breakage.json")["models"]
+    assert measurement("train-bench-*.json") == json.loads(newest[-1].read_text())
+    assert measurement("no-such-*.json") is None

@@ -82,7 +82,7 @@ def test_the_repository_url_is_declared_once_and_makes_badges_and_installs(tmp_p
     assert url and url.startswith("https://github.com/")
     assert colab.install_requirement(url) == f"watercolour[book] @ git+{url}"
     assert colab.colab_url("https://github.com/a/b.git", "notebooks/09_rollouts.ipynb") == (
-        "https://colab.research.google.com/github/a/b/blob/gh-pages/_sources/"
+        "https://colab.research.google.com/github/a/b/blob/notebooks/"
         "notebooks/09_rollouts.ipynb")
     with pytest.raises(ValueError, match="GitHub"):
         colab.colab_url("https://example.org/x", "a.ipynb")
@@ -113,7 +113,10 @@ def test_every_chapter_has_a_badge_an_install_cell_and_a_mode(chapter):
     install = next(i for i, c in enumerate(code) if "pip\", \"install\"" in c)
     first_import = next(i for i, c in enumerate(code) if re.search(r"^(from|import) watercolour",
                                                                    c, re.M))
-    assert install < first_import, "the install cell runs before watercolour is imported"
+    assert install == first_import, "the install cell runs before watercolour is imported"
+    cell = code[install]
+    assert cell.index("\"pip\", \"install\"") < cell.index("from watercolour"), \
+        "the install cell installs the package before it imports the installer"
 
 
 @pytest.mark.slow

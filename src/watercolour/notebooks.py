@@ -310,3 +310,34 @@ def thumbnail(png: bytes, size: int = 320) -> bytes:
     buffer = io.BytesIO()
     image.save(buffer, format="PNG")
     return buffer.getvalue()
+
+
+def install(package: str = "", *extras: str, mode: str | None = None, **options: Any) -> None:
+    """A chapter's install cell: the package's ``extras`` from ``package`` (a source without
+    extras) and a browser, when missing; prints one line. See
+    :func:`watercolour.book.install.install` (which returns what it did)."""
+    from watercolour.book.install import install as _install
+
+    _install(package, *extras, mode=mode, **options)
+
+
+MEASUREMENTS = Path(__file__).parent / "book" / "measurements"
+"""Copies of the benchmark results the chapters show, shipped with the package (a reader on
+Colab has no ``benchmarks/results/``); a test keeps them equal to the checkout's."""
+
+MEASURED = ("gate-calibration.json", "gate-breakage.json", "reward-robustness.json",
+            "train-bench-*.json")
+"""The benchmark results the chapters read (a glob: the latest by name)."""
+
+
+def measurement(pattern: str) -> dict[str, Any] | None:
+    """A benchmark's result the chapters show: the newest ``benchmarks/results/<pattern>`` of
+    the checkout the chapter runs in, else the copy shipped in the package; ``None`` when
+    neither exists."""
+    root = project_root()
+    folders = ([root / "benchmarks" / "results"] if root is not None else []) + [MEASUREMENTS]
+    for folder in folders:
+        found = sorted(folder.glob(pattern))
+        if found:
+            return json.loads(found[-1].read_text(encoding="utf-8"))
+    return None

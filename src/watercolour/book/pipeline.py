@@ -88,7 +88,7 @@ def chapter_parameters(chapter: Path, run_dir: Path, mode: str,
                        common: Mapping[str, Any] | None = None,
                        package: str | None = None) -> dict[str, Any]:
     """The parameters the pipeline passes a chapter: its ``out_dir`` under ``RUN/results/``,
-    the ``mode``, ``package`` (its install cell's pip requirement, when given), the artifacts
+    the ``mode``, ``package`` (where its install cell installs from, when given), the artifacts
     of earlier chapters (``links``) that exist, then ``common`` (for every chapter) and
     ``overrides`` (for this one). Only parameters the chapter declares are passed."""
     declared = notebooks.notebook_parameters(chapter)
@@ -160,7 +160,7 @@ def run_chapters(
     if unused:
         raise InputError(f"no chapter declares parameter(s) {', '.join(unused)}")
     repository = colab.repository_url(base)
-    package = colab.install_requirement(repository) if repository else None
+    package = colab.package_source(repository) if repository else None
     runs: list[ChapterRun] = []
     manifest = run / "run.json"
     for number, chapter in enumerate(selected, 1):
@@ -228,8 +228,7 @@ def build_html(root: str | os.PathLike[str], run_dir: str | os.PathLike[str],
             _fold_injected_parameters(nb)
             _relink_cells(nb, stems)
             if repository:
-                _point_badges(nb, colab.colab_url(repository, rel.with_suffix(".ipynb")
-                                                  .as_posix()))
+                _point_badges(nb, colab.colab_url(repository, rel.as_posix()))
             write_text_atomic(source / rel.with_suffix(".ipynb"), json.dumps(nb, indent=1))
         elif is_notebook_page(chapter.path):
             dropped.add(rel.with_suffix("").as_posix())
@@ -295,7 +294,7 @@ def _point_badges(nb: dict, url: str) -> None:
         if cell.get("cell_type") == "markdown":
             source = cell["source"]
             text = "".join(source) if isinstance(source, list) else source
-            cell["source"] = text.replace(f"]({colab.COLAB})", f"]({url})")
+            cell["source"] = colab.point_badge(text, url)
 
 
 def _drop_from_toc(toc: dict, dropped: set[str]) -> dict:

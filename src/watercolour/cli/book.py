@@ -8,6 +8,9 @@
   and writes ``runs/book/<chapter>.ipynb``.
 - ``watercolour book check [HTML]`` opens the built pages in headless Chromium.
 - ``watercolour book list`` prints the chapters in reading order.
+- ``watercolour book export --out DIR`` writes every chapter as an ``.ipynb`` without outputs
+  under ``DIR/notebooks/``, its badge naming itself: what ``.github/workflows/book.yml``
+  publishes for Colab.
 """
 
 from __future__ import annotations
@@ -111,6 +114,19 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
     list_p.add_argument("--json", action="store_true", help="print the chapters as JSON")
     list_p.set_defaults(run=run)
 
+    export = actions.add_parser(
+        "export",
+        help="write the chapters as notebooks for Colab (no outputs)",
+        description="Write every chapter as an .ipynb without outputs under OUT/notebooks/: "
+        "its Colab badge names itself on the published branch, its `package` defaults to the "
+        "repository. The workflow .github/workflows/book.yml publishes them.",
+    )
+    export.add_argument("--root", type=Path, default=None,
+                        help="folder with _config.yml and _toc.yml (default: found from here)")
+    export.add_argument("--out", type=Path, required=True, help="where notebooks/ is written")
+    export.add_argument("--json", action="store_true", help="print the files as JSON")
+    export.set_defaults(run=run)
+
 
 def run(args: argparse.Namespace) -> int:
     if args.book_action == "build":
@@ -119,7 +135,21 @@ def run(args: argparse.Namespace) -> int:
         return _run(args) if args.chapter is not None else _pipeline(args)
     if args.book_action == "check":
         return _check(args)
+    if args.book_action == "export":
+        return _export(args)
     return _list(args)
+
+
+def _export(args: argparse.Namespace) -> int:
+    from watercolour.book.colab import export_notebooks
+
+    root = _book_root(args.root)
+    written = export_notebooks(root, args.out)
+    if args.json:
+        print(json.dumps([str(p) for p in written], indent=2))
+    else:
+        print(f"{len(written)} notebooks in {args.out / 'notebooks'}")
+    return 0
 
 
 def _book_root(root: Path | None) -> Path:
