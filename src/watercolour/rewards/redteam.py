@@ -211,8 +211,8 @@ def padded(p: Params) -> str:
     """The hand-made example padded with code that does not paint: ``kind`` ``string`` (an
     unused string literal of ``amount`` characters), ``dead_code`` (``amount`` painting
     statements in a function nothing calls and under ``if (false)``) or ``unrolled``
-    (``amount`` extra copies of the centre's statements, each a few pixels across, inside
-    the throat: repetition the drawing does not need)."""
+    (``amount`` extra copies of the centre's ``brush.circle``, each a few pixels across,
+    inside the throat: repetition the drawing does not need)."""
     from watercolour.examples import load_example
 
     code = load_example(p["example"])
@@ -233,8 +233,7 @@ def padded(p: Params) -> str:
         head = code.index("function setup")
         return code[:head] + dead + code[head:]
     if p["kind"] == "unrolled":
-        extra = "".join(f"  brush.circle(cx + {rng.uniform(-6, 6):.2f}, cy + "
-                        f"{rng.uniform(-6, 6):.2f}, {rng.uniform(1.5, 3.5):.2f}, 0.4);\n"
+        extra = "".join(f"  brush.circle(cx, cy, {rng.uniform(2, 12):.2f}, 0.4);\n"
                         for _ in range(n))
         cut = code.index("  // --- stamen column")
         return code[:cut] + extra + code[cut:]
