@@ -25,9 +25,12 @@ class SetupError(RuntimeError):
 
 
 def read_text(path: str | Path, what: str = "file") -> str:
-    """The UTF-8 text of ``path``; a missing file or one that is not UTF-8 text is one clear
-    error (``FileNotFoundError`` or :class:`InputError`) naming the file and what it should be."""
+    """The UTF-8 text of ``path``; a missing file, a directory or a file that is not UTF-8 text
+    is one clear error (``FileNotFoundError`` or :class:`InputError`) naming the file and what
+    it should be."""
     path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{path} is a directory: a {what} must be a file")
     if not path.is_file():
         raise FileNotFoundError(f"{what} not found: {path}")
     data = path.read_bytes()

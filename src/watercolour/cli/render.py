@@ -7,7 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from watercolour.errors import read_text
+from watercolour.cli.inputs import output_file, read_input
+from watercolour.errors import InputError
 from watercolour.io import write_bytes_atomic
 from watercolour.render import Renderer, RenderResult
 
@@ -32,7 +33,10 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    code = read_text(args.sketch, "sketch")
+    code = read_input(args.sketch, "sketch")
+    output_file(args.out)
+    if args.deadline is not None and not args.deadline > 0:
+        raise InputError(f"--deadline must be a positive number of seconds, got {args.deadline}")
     with Renderer(deadline_s=args.deadline) as renderer:
         result = renderer.render(code, seed=args.seed)
     if args.out is not None and result.png is not None:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from watercolour.errors import read_text
+from watercolour.cli.inputs import read_input
 from watercolour.render import Renderer
 
 EXIT_REJECTED = 1
@@ -46,7 +46,7 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
 def run(args: argparse.Namespace) -> int:
     from watercolour.rewards import RewardConfig, Rewarder
 
-    reply = read_text(args.file, "reply")
+    reply = read_input(args.file, "reply")  # before the judge is fitted or a cache written
     config = RewardConfig.from_env(pool=args.pool)
     with Renderer() as renderer:
         rewarder = Rewarder(config, renderer=renderer)
