@@ -374,3 +374,27 @@ def test_every_badge_names_a_notebook_the_workflow_publishes(tmp_path):
         params = next(c.source for c in nb.cells if "parameters" in c.metadata.get("tags", []))
         assert f'package = "git+{repository}"' in params  # Run all installs from the repository
         assert ".md)" not in "".join(c.source for c in nb.cells if c.cell_type == "markdown")
+
+
+# ---------------------------------------------------------------- the book's curves as PNGs
+
+
+def test_analyse_writes_the_curves_the_book_shows_as_pngs(tmp_path, capsys):
+    from PIL import Image
+
+    from watercolour.cli import main
+
+    assert main(["analyse", "hps-led", "--plots", str(tmp_path / "published"), "--json"]) == 0
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    names = {"reward.png", "components.png", "coverage.png", "step-time.png"}
+    assert {p.name for p in (tmp_path / "published").iterdir()} == names
+    assert any(n.startswith("plots: ") for n in notes)
+    for name in names:
+        with Image.open(tmp_path / "published" / name) as image:
+            assert image.width >= 800 and image.height >= 300
+    # a curve with only some columns: only the plots it has data for
+    curve = tmp_path / "curve.csv"
+    curve.write_text("step,reward,judge_mean\n" + "".join(
+        f"{i},{0.1 * i:.2f},{0.05 * i:.2f}\n" for i in range(6)))
+    assert main(["analyse", str(curve), "--plots", str(tmp_path / "small"), "--window", "2"]) == 0
+    assert {p.name for p in (tmp_path / "small").iterdir()} == {"reward.png", "components.png"}

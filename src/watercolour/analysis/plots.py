@@ -66,3 +66,31 @@ def plot_coverage(curve: pd.DataFrame, window: int = 10) -> Figure:
 def plot_step_time(curve: pd.DataFrame, window: int = 10) -> Figure:
     """Minutes per training step (``step_time`` in seconds)."""
     return plot_series(curve, "step_time", "Step time", "minutes per step", window, 1 / 60)
+
+
+def write_plots(curve: pd.DataFrame, folder, window: int = 10, name: str = "") -> list:
+    """The curves the book's analysis chapter shows, as PNGs in ``folder`` (created):
+    ``reward.png``, ``components.png``, ``coverage.png`` and ``step-time.png``, each written
+    when the curve has its columns. Returns the paths written."""
+    from pathlib import Path
+
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    suffix = f" ({name})" if name else ""
+    figures = []
+    if "reward" in curve:
+        figures.append(("reward.png", plot_reward(curve, window, title="Group reward" + suffix)))
+    if any(c in curve and curve[c].notna().any() for c in COMPONENTS):
+        figures.append(("components.png", plot_components(
+            curve, window, title="Reward terms (group means)" + suffix)))
+    for column, file_name, plot in (("paint_fraction_mean", "coverage.png", plot_coverage),
+                                    ("step_time", "step-time.png", plot_step_time)):
+        if column in curve and curve[column].notna().any():
+            figure = plot(curve, window)
+            figure.axes[0].set_title(figure.axes[0].get_title() + suffix)
+            figures.append((file_name, figure))
+    written = []
+    for file_name, figure in figures:
+        figure.savefig(out / file_name, dpi=120)
+        written.append(out / file_name)
+    return written

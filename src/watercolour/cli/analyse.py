@@ -1,5 +1,5 @@
-"""``watercolour analyse CURVE.csv [--rollouts PATH] [--gallery DIR] [--json]``: what a run did,
-by thirds (and a static gallery of its rollouts)."""
+"""``watercolour analyse CURVE.csv [--rollouts PATH] [--gallery DIR] [--plots DIR] [--json]``:
+what a run did, by thirds (and a static gallery of its rollouts, and its curves as PNGs)."""
 
 from __future__ import annotations
 
@@ -30,6 +30,12 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
                    help="the run's rollouts: a .jsonl file or a datasets folder")
     p.add_argument("--gallery", type=Path, default=None, metavar="DIR",
                    help="also write a static, sortable HTML gallery of the rollouts into DIR")
+    p.add_argument("--plots", type=Path, default=None, metavar="DIR",
+                   help="also write the curves the book shows as PNGs into DIR: reward.png, "
+                   "components.png, coverage.png, step-time.png (those the curve has columns "
+                   "for)")
+    p.add_argument("--window", type=int, default=10,
+                   help="steps in the plots' rolling means (10)")
     p.add_argument("--json", action="store_true",
                    help='print {"thirds": {column: {"first", "middle", "last"}}, "findings": '
                    '{...}, "rollouts": {...} | null, "notes": [...]}')
@@ -44,6 +50,15 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("--gallery needs --rollouts")
         page = write_rollout_gallery(args.rollouts, args.gallery)
         result.notes.append(f"rollout gallery: {page}")
+    if args.plots is not None:
+        from watercolour.analysis import read_curve
+        from watercolour.analysis.plots import write_plots
+
+        if args.window < 1:
+            raise InputError(f"--window must be at least 1, not {args.window}")
+        name = args.curve if args.curve in PUBLISHED else Path(args.curve).stem
+        written = write_plots(read_curve(curve), args.plots, args.window, name=name)
+        result.notes.append(f"plots: {', '.join(str(p) for p in written)}")
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
