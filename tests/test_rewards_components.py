@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from rewards_support import AlwaysFirst, Failing, painting, pool
 
+from watercolour.examples import load_example
 from watercolour.rewards import (
     Mix,
     MixError,
@@ -20,13 +21,14 @@ from watercolour.rewards import (
     length_term,
 )
 from watercolour.rewards.judge.base import Vote
+from watercolour.rewards.length import painting_code
 from watercolour.rewards.mix import PRESETS
 
 # ---------------------------------------------------------------- length
 
 
 @pytest.mark.parametrize("tokens, expected", [
-    (0, 0.0), (149, 0.0), (150, 0.0), (1575, 0.5), (3000, 1.0), (4500, 1.0), (6000, 1.0),
+    (0, 0.0), (149, 0.0), (150, 0.0), (675, 0.5), (1200, 1.0), (4500, 1.0), (6000, 1.0),
     (6001, 0.0), (20000, 0.0),
 ])
 def test_the_length_ramp(tokens, expected):
@@ -34,18 +36,20 @@ def test_the_length_ramp(tokens, expected):
 
 
 def test_length_counts_characters_over_four_without_a_tokenizer():
-    term = length_term("x" * 6000)
-    assert term == {"raw": pytest.approx((1500 - 150) / 2850), "tokens": 1500,
+    term = length_term("x" * 3000)
+    assert term == {"raw": pytest.approx((750 - 150) / 1050), "tokens": 750,
                     "counted_by": "chars/4"}
 
 
 def test_length_uses_the_policys_tokenizer_when_given():
-    class Words:
+    class Chars:
         def encode(self, text, add_special_tokens=False):
-            return text.split()
+            return list(text)
 
-    term = length_term("brush " * 3000, Words())
-    assert term["tokens"] == 3000 and term["raw"] == 1.0 and term["counted_by"] == "tokenizer"
+    code = load_example("peach_hibiscus")
+    term = length_term(code, Chars())
+    assert term["tokens"] == len(painting_code(code)) and term["counted_by"] == "tokenizer"
+    assert term["raw"] == 1.0  # ~1,600 characters: past the ramp's end
 
 
 # ---------------------------------------------------------------- mixes

@@ -27,8 +27,10 @@ def test_every_family_writes_allowlisted_sketches():
 
 
 def test_the_issues_gamed_sketches_are_points_of_the_families():
-    assert set(GAMED) == {"rainbow_stripes", "disc_wheel", "rainbow_quads",
-                          "rainbow_quads_comments", "hibiscus_confetti"}
+    assert set(GAMED) >= {"rainbow_stripes", "disc_wheel", "rainbow_quads",
+                          "rainbow_quads_comments", "hibiscus_confetti", "example_string_12k",
+                          "example_dead_code", "example_unrolled", "peach_target",
+                          "peach_dots"}
     quads, padded = gamed_sketch("rainbow_quads"), gamed_sketch("rainbow_quads_comments")
     assert len(padded) - len(quads) >= 13000
     assert length_term(padded) == length_term(quads)  # the comments earn nothing
