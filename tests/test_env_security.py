@@ -110,7 +110,7 @@ def settle(server: EnvServer, held: int = 0, timeout_s: float = 10) -> dict:
     deadline = time.monotonic() + timeout_s
     while True:
         now = stats(server, BEARER)
-        if now["slots_held"] <= held or time.monotonic() > deadline:
+        if now.get("slots_held", now["sessions"]) <= held or time.monotonic() > deadline:
             return now
         time.sleep(0.1)
 

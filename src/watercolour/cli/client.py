@@ -16,7 +16,8 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
         name,
         help="score one reply through a running server",
         description="Connect to a watercolour server, reset an episode (seed, subject), step "
-        "once with the reply in FILE and print the observation. Exit codes: 0 scored, 1 "
+        "once with the reply in FILE and print the observation. A server with a token gets it "
+        "from WATERCOLOUR_ENV_TOKEN (Authorization: Bearer). Exit codes: 0 scored, 1 "
         "rejected by the gate (reward 0), 3 unavailable (the server, browser, judge or scorer "
         "failed: reward null).",
     )
