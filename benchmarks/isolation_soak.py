@@ -35,6 +35,7 @@ from watercolour.env import RemoteRewarder
 from watercolour.examples import load_examples
 from watercolour.io import write_json_atomic
 from watercolour.render import Renderer
+from watercolour.render.processes import family_rss_mb
 from watercolour.rewards import RewardConfig, Rewarder
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -114,29 +115,6 @@ def plan(steps: int, seed: int) -> list[tuple[str, str, int]]:
         else:
             out.append(("adversarial", families[i % len(families)], 10_000 + i))
     return out
-
-
-def family_rss_mb(pid: int) -> float:
-    """Resident memory of a process and all its descendants (MiB), from /proc."""
-    parents, rss = {}, {}
-    page = os.sysconf("SC_PAGE_SIZE")
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        parents[int(proc.name)] = int(fields[1])
-        rss[int(proc.name)] = int(fields[21]) * page
-    family, grew = {pid}, True
-    while grew:
-        grew = False
-        for child, parent in parents.items():
-            if parent in family and child not in family:
-                family.add(child)
-                grew = True
-    return round(sum(rss.get(p, 0) for p in family) / 2**20, 1)
 
 
 def stop(process: subprocess.Popen) -> None:

@@ -21,14 +21,12 @@ class ChromiumProcess:
     rss_bytes: int
 
 
-def browser_processes(marker: str) -> list[ChromiumProcess]:
-    """The browser launched with ``--watercolour-worker=marker`` and all its descendants;
-    empty when it is not running."""
+def _all_processes() -> tuple[dict[int, int], dict[int, ChromiumProcess], dict[int, bytes]]:
+    """Every process's parent, costs and command line, from /proc."""
     tick, page = os.sysconf("SC_CLK_TCK"), os.sysconf("SC_PAGE_SIZE")
-    needle = f"--watercolour-worker={marker}".encode()
     parents: dict[int, int] = {}
     found: dict[int, ChromiumProcess] = {}
-    root = None
+    cmdlines: dict[int, bytes] = {}
     for proc in PROC.iterdir():
         if not proc.name.isdigit():
             continue
@@ -43,10 +41,11 @@ def browser_processes(marker: str) -> list[ChromiumProcess]:
         found[pid] = ChromiumProcess(pid, kind.group(1).decode() if kind else "browser",
                                      (int(fields[11]) + int(fields[12])) / tick,
                                      int(fields[21]) * page)
-        if root is None and kind is None and needle in cmdline:
-            root = pid
-    if root is None:
-        return []
+        cmdlines[pid] = cmdline
+    return parents, found, cmdlines
+
+
+def _family(root: int, parents: dict[int, int]) -> set[int]:
     family, grew = {root}, True
     while grew:
         grew = False
@@ -54,7 +53,25 @@ def browser_processes(marker: str) -> list[ChromiumProcess]:
             if ppid in family and pid not in family:
                 family.add(pid)
                 grew = True
-    return [found[pid] for pid in sorted(family)]
+    return family
+
+
+def browser_processes(marker: str) -> list[ChromiumProcess]:
+    """The browser launched with ``--watercolour-worker=marker`` and all its descendants;
+    empty when it is not running."""
+    needle = f"--watercolour-worker={marker}".encode()
+    parents, found, cmdlines = _all_processes()
+    root = next((pid for pid in sorted(found) if found[pid].kind == "browser"
+                 and needle in cmdlines[pid]), None)
+    if root is None:
+        return []
+    return [found[pid] for pid in sorted(_family(root, parents))]
+
+
+def family_rss_mb(pid: int) -> float:
+    """Resident memory of a process (a server, say) and all its descendants, in MiB."""
+    parents, found, _ = _all_processes()
+    return round(sum(found[p].rss_bytes for p in _family(pid, parents) if p in found) / 2**20, 1)
 
 
 def browser_rss_mb(marker: str) -> float:
