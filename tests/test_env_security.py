@@ -8,6 +8,7 @@ HTTP, bounded bodies and messages, errors that never echo the input, idle websoc
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import socket
@@ -21,13 +22,13 @@ from pathlib import Path
 import pytest
 from pool_helpers import rows
 from rewards_support import painting
-from test_env_server import EnvServer, rejected, sha
+from serving import EnvServer
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
 from watercolour.cli import main as cli_main
 from watercolour.cli import serve as serve_verb
-from watercolour.env import EnvConfig, EnvConfigError, RemoteRewarder
+from watercolour.env import EnvConfig, EnvConfigError, RemoteRewarder, WatercolourEnv
 from watercolour.env.client import auth_headers
 from watercolour.env.server.guard import is_loopback, short_errors
 from watercolour.pool.dataset import write_pool_folder
@@ -78,6 +79,16 @@ def pair(tmp_path_factory):
 
 
 BEARER = {"Authorization": f"Bearer {TOKEN}"}
+
+
+def rejected(n: object = "") -> str:
+    """A reply the gate rejects without rendering (bare primitives): steps cost no render."""
+    return (f"Plain shapes {n}.\n\n```javascript\nfunction setup() {{ createCanvas(256, 256, "
+            "WEBGL); }\nfunction draw() { ellipse(0, 0, 80, 80); }\n```\n")
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def call(url: str, path: str, body: object = None, headers: dict | None = None,
@@ -207,6 +218,8 @@ def test_a_websocket_needs_the_token_on_the_upgrade(pair, monkeypatch):
         "reason"]
     with RemoteRewarder([guarded.url], timeout_s=60, token=TOKEN) as rewarder:
         assert rewarder.evaluate(rejected("token argument")).status == "rejected"
+    with WatercolourEnv(guarded.url, token=TOKEN).sync() as env:
+        assert env.reset(seed=4).observation.status == "ready"
     monkeypatch.setenv("WATERCOLOUR_ENV_TOKEN", TOKEN)  # the server's own variable
     with RemoteRewarder([guarded.url], timeout_s=60) as rewarder:
         assert rewarder.evaluate(rejected("token variable")).status == "rejected"
@@ -348,20 +361,24 @@ def test_a_websocket_message_over_the_limit_is_closed(pair):
 def test_an_idle_websocket_is_closed_and_its_session_freed(pair):
     guarded, _ = pair
     settle(guarded)
-    start = time.monotonic()
-    with contextlib.ExitStack() as sockets:
-        idle = [sockets.enter_context(ws(guarded, BEARER)) for _ in range(2)]
-        idle[0].send(json.dumps({"type": "reset", "data": {"seed": 3}}))
-        assert json.loads(idle[0].recv(30))["type"] == "observation"
-        assert stats(guarded, BEARER)["slots_held"] == 2
-        for socket_ in idle:  # neither sends anything more
+    with RemoteRewarder([guarded.url], timeout_s=60, token=TOKEN) as rewarder:
+        assert rewarder.evaluate(rejected("before")).status == "rejected"  # its socket stays
+        start = time.monotonic()
+        with ws(guarded, BEARER) as idle:
+            idle.send(json.dumps({"type": "reset", "data": {"seed": 3}}))
+            assert json.loads(idle.recv(30))["type"] == "observation"
+            assert stats(guarded, BEARER)["slots_held"] == 2  # every slot held, both idle
             with pytest.raises(ConnectionClosed) as closed:
-                socket_.recv(IDLE_S + 20)
+                idle.recv(IDLE_S + 20)  # sends nothing more
             assert closed.value.rcvd is not None and closed.value.rcvd.code == 4408
-    waited = time.monotonic() - start
-    assert IDLE_S <= waited < IDLE_S + 20
-    after = settle(guarded)
-    assert after["slots_held"] == 0 and after["sessions"] == 0
+        assert IDLE_S <= time.monotonic() - start < IDLE_S + 20
+        after = settle(guarded)
+        assert after["slots_held"] == 0 and after["sessions"] == 0
+        # the rewarder's kept socket was closed too: it is replaced, the server not blamed
+        again = rewarder.evaluate(rejected("after"))
+        assert again.status == "rejected", again.to_dict()
+        assert rewarder.stats()[0]["failures"] == 0
+    settle(guarded)
     with ws(guarded, BEARER) as fresh:  # the slots are free again
         fresh.send(json.dumps({"type": "reset", "data": {"seed": 3}}))
         assert json.loads(fresh.recv(30))["type"] == "observation"

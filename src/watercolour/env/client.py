@@ -61,14 +61,17 @@ class WatercolourEnv(EnvClient[WatercolourAction, WatercolourObservation, Waterc
     ...     result.reward, result.observation.components
 
     ``message_timeout_s`` (the step's) defaults to 300 s; a reset waits at most
-    ``reset_timeout_s``.
+    ``reset_timeout_s``. ``token``: the server's bearer token (default its variable,
+    ``WATERCOLOUR_ENV_TOKEN``, when set and ``headers`` has no ``Authorization``).
     """
 
     def __init__(self, base_url: str, connect_timeout_s: float = 10.0,
                  message_timeout_s: float = DEFAULT_STEP_TIMEOUT_S,
-                 reset_timeout_s: float = DEFAULT_RESET_TIMEOUT_S, **kwargs: Any) -> None:
+                 reset_timeout_s: float = DEFAULT_RESET_TIMEOUT_S, token: str | None = None,
+                 headers: Mapping[str, str] | None = None, **kwargs: Any) -> None:
         super().__init__(base_url=base_url, connect_timeout_s=connect_timeout_s,
-                         message_timeout_s=message_timeout_s, **kwargs)
+                         message_timeout_s=message_timeout_s,
+                         headers=auth_headers(token, headers), **kwargs)
         self.reset_timeout_s = reset_timeout_s
 
     async def _reset_async(self, **kwargs: Any) -> StepResult[WatercolourObservation]:
