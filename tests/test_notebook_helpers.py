@@ -86,3 +86,22 @@ def test_the_shipped_measurements_are_the_checkouts(tmp_path, monkeypatch):
     assert measurement("gate-breakage.json")["models"]
     assert measurement("train-bench-*.json") == json.loads(newest[-1].read_text())
     assert measurement("no-such-*.json") is None
+
+
+def test_the_job_scripts_pins_are_the_constraints():
+    # scripts/hf_job_train.py installs with uv from its own PEP 723 block: the same versions
+    import re
+
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    block = re.search(r"^# /// script\n(.*?)^# ///$",
+                      (root / "scripts/hf_job_train.py").read_text(), re.S | re.M)
+    inline = tomllib.loads("\n".join(line[2:] for line in block.group(1).splitlines()))
+    pins = dict(line.split("#")[0].strip().split("==")
+                for line in (root / "constraints.txt").read_text().splitlines()
+                if line.split("#")[0].strip())
+    for requirement in inline["dependencies"]:
+        name, _, version = requirement.partition("==")
+        assert version, f"{requirement}: the job pins exact versions"
+        assert pins.get(re.sub(r"\[.*\]", "", name).lower()) == version, requirement
