@@ -1,4 +1,4 @@
-"""``watercolour pool build`` and ``watercolour pool info``."""
+"""``watercolour pool build``, ``watercolour pool info`` and ``watercolour pool rated``."""
 
 from __future__ import annotations
 
@@ -70,3 +70,38 @@ def test_build_then_info(tmp_path, capsys):
     assert run_cli(["pool", "build", "--out", str(out), "--size", "5", "--rounds", "1",
                     "--canvas", "160", "--negatives", "0", "--seed", "3", "--quiet"]) == 0
     assert "(0 new" in capsys.readouterr().out
+
+    # a person's ratings of that build become the pool (the widget's log format)
+    from watercolour.pool.rating import items_from_build
+
+    ids = [item.id for item in items_from_build(out)]
+    assert len(ids) == 5
+    log = tmp_path / "ratings.jsonl"
+    actions = [(ids[0], "love"), (ids[1], "reject"), (ids[1], "undo"), (ids[1], "love"),
+               (ids[2], "okay"), (ids[3], "okay"), (ids[4], "reject")]
+    lines = [{"id": i, "action": a, "rater": "me", "at": "2026-12-02T18:00:00+0000"}
+             for i, a in actions]
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    rated = tmp_path / "rated"
+    assert run_cli(["pool", "rated", str(out), "--ratings", str(log), "--out", str(rated),
+                    "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["love"], summary["okay"], summary["reject"]) == (2, 2, 1)
+    assert run_cli(["pool", "info", str(rated), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["tiers"] == {"love": 2, "okay": 2}
+
+    # too few for the judge's draw, another build's log, a folder as the log: one line, exit 2
+    assert run_cli(["pool", "rated", str(out), "--ratings", str(log), "--out",
+                    str(tmp_path / "big"), "--references", "6"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "needs at least 3 love (have 2) and 3 okay (have 2)" in err and "\n" not in err
+    assert not (tmp_path / "big").exists()
+    stranger = tmp_path / "stranger.jsonl"
+    stranger.write_text(json.dumps({"id": "nope", "action": "love", "rater": "me",
+                                    "at": "x"}) + "\n")
+    assert run_cli(["pool", "rated", str(out), "--ratings", str(stranger), "--out",
+                    str(tmp_path / "s")]) == 2
+    assert "does not hold" in capsys.readouterr().err
+    assert run_cli(["pool", "rated", str(out), "--ratings", str(tmp_path), "--out",
+                    str(tmp_path / "d")]) == 2
+    assert "is a directory" in capsys.readouterr().err

@@ -1,5 +1,6 @@
 """``watercolour pool build --out DIR [--size N] [--seed S]``,
-``watercolour pool info PATH [--json]`` and ``watercolour pool push DIR REPO``."""
+``watercolour pool info PATH [--json]``, ``watercolour pool rated BUILD --ratings FILE --out DIR``
+and ``watercolour pool push DIR REPO``."""
 
 from __future__ import annotations
 
@@ -74,6 +75,26 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
     u.add_argument("--json", action="store_true",
                    help="print an object with repo, url, files, bytes")
     u.set_defaults(run=run_push)
+
+    r = sub.add_parser(
+        "rated",
+        help="make a pool from your ratings of a build",
+        description="Make a pool from a person's ratings: the build's final paintings, rated "
+        "love / okay / reject in a rating log (the rating widget's file: one JSON object a "
+        'line, {"id": PAINTING, "action": "love"|"okay"|"reject"|"skip"|"undo", "rater": NAME, '
+        '"at": TIME}, replayed in order, so undo takes back the latest rating). The paintings '
+        "rated love or okay become the pool, validated, written atomically to --out. A pool "
+        "too small for the judge's draw of --references paintings a group is refused.",
+    )
+    r.add_argument("build", metavar="BUILD", help="the build folder the ratings are of")
+    r.add_argument("--ratings", required=True, metavar="FILE",
+                   help="the rating log (default name in a build: ratings.jsonl)")
+    r.add_argument("--out", required=True, metavar="DIR", help="the pool folder to write")
+    r.add_argument("--references", type=int, default=None, metavar="N",
+                   help="references the judge draws a group (default: WATERCOLOUR_REFERENCES, "
+                   "else 4): the pool needs N//2 love and the rest okay")
+    r.add_argument("--json", action="store_true", help="print an object with rows and tiers")
+    r.set_defaults(run=run_rated)
 
 
 def run_build(args: argparse.Namespace) -> int:
@@ -161,4 +182,42 @@ def run_push(args: argparse.Namespace) -> int:
         verb = "would upload" if args.dry_run else "uploaded"
         print(f"{verb} {len(files)} files ({size / 1e6:.1f} MB, {rows} paintings) from "
               f"{folder} to {url or args.repo}")
+    return 0
+
+
+def run_rated(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from watercolour.errors import InputError
+    from watercolour.pool.rating import RatingLog, items_from_build, rating_summary
+    from watercolour.pool.rating.rated_pool import write_rated_pool
+    from watercolour.rewards.config import RewardConfig
+
+    build, ratings = Path(args.build), Path(args.ratings)
+    for path, what in ((build, "build folder"), (ratings, "rating log")):
+        if not path.exists():
+            raise InputError(f"{what} not found: {path}")
+    if not build.is_dir():
+        raise InputError(f"{build} is not a folder (a build folder)")
+    if ratings.is_dir():
+        raise InputError(f"{ratings} is a directory, not a rating log")
+    references = args.references if args.references is not None else \
+        RewardConfig.from_env().references
+    if references < 1:
+        raise InputError(f"--references must be at least 1, got {references}")
+    items = items_from_build(build)
+    if not items:
+        raise InputError(f"{build} holds no paintings (is it a pool build folder?)")
+    log = RatingLog(ratings)
+    unknown = sorted(set(log.ratings()) - {i.id for i in items})
+    if unknown:
+        raise InputError(f"{ratings} rates {len(unknown)} painting(s) {build} does not hold "
+                         f"(first: {unknown[0]}); is it the log of another build?")
+    folder = write_rated_pool(items, log, Path(args.out), references=references)
+    summary = {"pool": str(folder), **rating_summary(items, log)}
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(f"{summary['love']} love + {summary['okay']} okay of {summary['items']} paintings "
+              f"({summary['reject']} rejected, {summary['unrated']} unrated) -> {folder}")
     return 0

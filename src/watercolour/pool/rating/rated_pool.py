@@ -41,12 +41,30 @@ def rated_rows(items: Iterable[Item], log: RatingLog) -> list[dict[str, Any]]:
     return rows
 
 
-def write_rated_pool(items: Sequence[Item], log: RatingLog, folder: str | os.PathLike[str]
-                     ) -> Path:
-    """Validate the rated paintings as a pool and write the pool folder."""
+def check_enough_for_references(rows: Sequence[dict[str, Any]], references: int,
+                                source: str) -> None:
+    """The judge draws ``references // 2`` paintings from ``love`` and the rest from ``okay``
+    for every group: a rated pool with fewer is refused, with the counts it has."""
+    from watercolour.errors import InputError
+
+    have = Counter(r["tier"] for r in rows)
+    need = {"love": references // 2, "okay": references - references // 2}
+    short = [f"{need[t]} {t} (have {have.get(t, 0)})" for t in need if have.get(t, 0) < need[t]]
+    if short:
+        raise InputError(f"{source}: the judge draws {references} references a group, so a "
+                         f"pool needs at least {' and '.join(short)}; rate more paintings")
+
+
+def write_rated_pool(items: Sequence[Item], log: RatingLog, folder: str | os.PathLike[str],
+                     references: int | None = None) -> Path:
+    """Validate the rated paintings as a pool and write the pool folder (atomically: a crash
+    leaves the old folder or the new one). With ``references``, refuse a pool too small for
+    the judge's draw of that many references per group."""
     from watercolour.pool.dataset import default_card, write_pool_folder
 
     rows = rated_rows(items, log)
+    if references is not None:
+        check_enough_for_references(rows, references, f"the ratings in {log.path}")
     validate_rows([{"id": r["id"], "tier": r["tier"], "image": r["png"]} for r in rows],
                   source=f"the ratings in {log.path}")
     note = f"Rated by {log.rater} with the watercolour rating widget."
