@@ -1,7 +1,9 @@
 """Where a render's time goes once the browser flags are right.
 
 Five questions, one run, on the shipped example sketches:
-1. page reuse: one page navigated per sketch vs a new context and page per sketch;
+1. what isolation costs: every render has a browser context of its own (opened while the
+   previous result is used); the seconds a render spends outside the sketch's own JavaScript
+   (taking its context, loading the page and libraries, capture and measurement), back to back;
 2. canvas size: the same sketches at 256, 512, 768 and 1024 pixels (``pixelDensity``);
 3. what p5.brush spends its JavaScript time on (V8's sampling profiler, self time);
 4. how much of a render is p5.brush's own 2D-canvas work: the same sketches with one part of
@@ -57,7 +59,7 @@ def at_size(code: str, size: int) -> str:
 
 
 def median_seconds(renderer: Renderer, codes: list[str], repeats: int) -> dict:
-    totals, sketch, paint = [], [], []
+    totals, sketch, paint, context = [], [], [], []
     for _ in range(repeats):
         for code in codes:
             result = renderer.render(code, seed=0)
@@ -65,9 +67,13 @@ def median_seconds(renderer: Renderer, codes: list[str], repeats: int) -> dict:
                 raise RuntimeError(f"render failed: {result.error or result.infra_error}")
             totals.append(result.timings["total_s"])
             sketch.append(result.timings.get("sketch_s") or 0.0)
+            context.append(result.timings.get("context_s") or 0.0)
             paint.append(result.paint_fraction)
     return {"median_total_s": round(statistics.median(totals), 3),
             "median_sketch_s": round(statistics.median(sketch), 3),
+            "median_outside_sketch_s": round(statistics.median(
+                t - s for t, s in zip(totals, sketch)), 3),
+            "median_context_s": round(statistics.median(context), 3),
             "median_paint_fraction": round(statistics.median(paint), 3), "renders": len(totals)}
 
 
@@ -126,14 +132,9 @@ def main(argv: list[str] | None = None) -> int:
     codes = list(load_examples().values())
     report: dict = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
 
-    reuse = {}
-    for label, reuse_page in (("reuse_page", True), ("new_context_per_render", False)):
-        with Renderer(RenderConfig.from_env(reuse_page=reuse_page)) as renderer:
-            reuse[label] = median_seconds(renderer, codes, args.repeats)
-        print(f"{label:24s} {reuse[label]}", flush=True)
-    reuse["speedup"] = round(reuse["new_context_per_render"]["median_total_s"]
-                             / reuse["reuse_page"]["median_total_s"], 3)
-    report["page_reuse"] = reuse
+    with Renderer(RenderConfig.from_env()) as renderer:
+        report["isolation"] = median_seconds(renderer, codes, args.repeats)
+    print(f"isolation                {report['isolation']}", flush=True)
 
     sizes = {}
     with Renderer(RenderConfig.from_env()) as renderer:
