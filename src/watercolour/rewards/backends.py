@@ -48,6 +48,22 @@ def check_pool(config: RewardConfig, pool: ReferencePool | None) -> ReferencePoo
     return pool
 
 
+def load_pool(config: RewardConfig) -> ReferencePool | None:
+    """The configured pool, loaded, or None when none is configured (a mix without the judge
+    uses it to bound the scorer and to find near copies).
+
+    Raises:
+        RewardSetupError: a pool is configured but cannot be read.
+    """
+    source = config.pool_source()
+    if source is None:
+        return None
+    try:
+        return ReferencePool.load(source)
+    except (FileNotFoundError, ValueError) as err:
+        raise RewardSetupError(f"cannot use the pool {source}: {err}") from err
+
+
 def make_judge(config: RewardConfig, pool: ReferencePool) -> PairwiseJudge:
     """The configured judge (the pool-fitted one is fitted on ``pool`` here)."""
     if config.judge_backend == "openai":

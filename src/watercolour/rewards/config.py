@@ -25,6 +25,10 @@ variable                              meaning
 ``WATERCOLOUR_HPS_RANGE``             ``lo,hi`` or a mapping JSON (default logistic(mu / 4))
 ``WATERCOLOUR_GATE_MODE``             ``library`` | ``allowlist``
 ``WATERCOLOUR_REWARD_SEED``           base seed of the reference draws
+``WATERCOLOUR_COPY_SKETCH``           share of a pool sketch a rollout may contain before
+                                      it is a near copy (above 1: off)
+``WATERCOLOUR_COPY_RENDER``           render similarity to a pool painting at which a
+                                      rollout is a near copy (above 1: off)
 ====================================  ==================================================
 """
 
@@ -37,6 +41,7 @@ from typing import Any
 
 from watercolour import settings
 from watercolour.gates import GateConfig
+from watercolour.rewards.copies import RENDER_THRESHOLD, SKETCH_THRESHOLD
 from watercolour.rewards.hps.mapping import HpsMapping
 from watercolour.rewards.judge.openai_judge import DEFAULT_MODEL
 from watercolour.rewards.mix import Mix
@@ -85,6 +90,14 @@ class RewardConfig:
                              help="library | allowlist (WATERCOLOUR_GATE_MODE)")
     seed: int = setting(0, env="WATERCOLOUR_REWARD_SEED",
                         help="base seed of the reference draws")
+    copy_sketch: float = setting(
+        SKETCH_THRESHOLD, env="WATERCOLOUR_COPY_SKETCH", positive=True,
+        help="share of a pool painting's sketch (8-token shingles) a rollout may contain "
+             "before it is a near copy, whose judge and HPS terms are zeroed (above 1: off)")
+    copy_render: float = setting(
+        RENDER_THRESHOLD, env="WATERCOLOUR_COPY_RENDER", positive=True,
+        help="render similarity to a pool painting at which a rollout is a near copy "
+             "(above 1: off)")
 
     def __post_init__(self) -> None:
         if self.judge not in JUDGES:
@@ -134,4 +147,5 @@ class RewardConfig:
             "hps": self.hps_backend, "hps_url": self.hps_url,
             "hps_timeout_s": self.hps_timeout_s, "hps_mapping": self.hps_mapping.to_dict(),
             "hps_prompt": self.hps_prompt, "gate_mode": self.gate_mode, "seed": self.seed,
+            "copy_sketch": self.copy_sketch, "copy_render": self.copy_render,
         }

@@ -8,17 +8,23 @@
 
 Three outcomes, never two (``status``):
 
-- ``ok``: the total is ``sum(weight * raw)`` over gate (raw 1), length, judge and HPS;
+- ``ok``: the total is ``sum(weight * raw)`` over gate (raw 1), length, judge and HPS; a
+  **near copy** of a pool painting (:mod:`watercolour.rewards.copies`: by sketch or by render)
+  is still ``ok``, but its judge and HPS terms are 0 (not asked), with the reason
+  ``near_copy`` recorded, so it earns the gate and length terms only;
 - ``rejected``: the sketch failed the gate; the total is **0.0** (no component pays: not
   even length), with the violations;
 - ``unavailable``: the browser failed the render, the HPS service failed or timed out, or the
   judge answered fewer than half of its comparisons: the total is **None** as a whole (no
   partial score from the components that did answer), so TRL drops the rollout from its group.
 
-Components with weight 0 (the judge in ``hps-only``) are not asked at all.
+Components with weight 0 (the judge in ``hps-only``) are not asked at all. The judge's
+references are drawn from the pool's paintings of the subject asked for
+(:func:`~watercolour.rewards.references.draw_references`).
 
 :meth:`Evaluation.to_dict` is the plain, JSON-serialisable record logged with the rollout:
-``reward``, ``status``, ``unavailable`` (which part failed, and why), every component's
+``reward``, ``status``, ``unavailable`` (which part failed, and why), ``near_copy`` (None, or
+the pool painting copied, how, the similarity and the threshold), every component's
 ``raw``/``weight``/``contribution`` (and its details: tokens, wins/answered/asked, mu/sigma),
 the references (seed, ids, tiers) with the per-order votes, latencies and the gate verdict.
 """
@@ -33,8 +39,15 @@ from typing import Any
 
 from watercolour.gates import GateVerdict, check
 from watercolour.prompt import DEFAULT_SUBJECT
-from watercolour.rewards.backends import RewardSetupError, check_pool, make_judge, make_scorer
+from watercolour.rewards.backends import (
+    RewardSetupError,
+    check_pool,
+    load_pool,
+    make_judge,
+    make_scorer,
+)
 from watercolour.rewards.config import RewardConfig
+from watercolour.rewards.copies import CopyDetector, NearCopy
 from watercolour.rewards.hps.base import PreferenceScore, PreferenceScorer, ScorerUnavailable
 from watercolour.rewards.judge.base import PairwiseJudge
 from watercolour.rewards.length import length_term
@@ -115,14 +128,21 @@ class Rewarder:
             self.pool = check_pool(self.config, self.pool)
             if self.judge is None:
                 self.judge = make_judge(self.config, self.pool)
+        elif self.pool is None:  # hps-only: the pool still bounds the scorer and finds copies
+            self.pool = load_pool(self.config)
         if self.mix.hps > 0 and self.scorer is None:
             self.scorer = make_scorer(self.config, self.pool)
+        self.copies = CopyDetector.from_pool(
+            self.pool, self.config.copy_sketch, self.config.copy_render) \
+            if self.pool is not None else None
 
     # ------------------------------------------------------------ public
-    def references(self, seed: int) -> References | None:
+    def references(self, seed: int, subject: str | None = DEFAULT_SUBJECT
+                   ) -> References | None:
+        """The group's references: drawn with ``seed`` from the paintings of ``subject``."""
         if self.mix.judge <= 0 or self.pool is None:
             return None
-        return draw_references(self.pool, seed, self.config.references)
+        return draw_references(self.pool, seed, self.config.references, subject)
 
     def evaluate(self, reply: str, subject: str | None = None, seed: int | None = None,
                  render_seed: int | None = None) -> Evaluation:
@@ -144,9 +164,17 @@ class Rewarder:
         gates = self._gate_all(replies, render_seed) if verdicts is None else \
             [_Part(v, seconds=0.0) for v in verdicts]
         lengths = [length_term(r, self.tokenizer) for r in replies]
-        references = self.references(seed)
-        passed = [i for i, g in enumerate(gates) if g.value.status == "ok"
-                  and g.value.render is not None and g.value.render.png is not None]
+        references = self.references(seed, subject)
+        rendered = [i for i, g in enumerate(gates) if g.value.status == "ok"
+                    and g.value.render is not None and g.value.render.png is not None]
+        copied: dict[int, NearCopy] = {}
+        if self.copies is not None:
+            for i in rendered:
+                found = self.copies.check(gates[i].value.sketch or replies[i],
+                                          gates[i].value.render.png)
+                if found is not None:
+                    copied[i] = found
+        passed = [i for i in rendered if i not in copied]  # copies are not judged
         pngs = [gates[i].value.render.png for i in passed]
         prompt = self.config.hps_prompt.format(subject=subject)
         judge_part, hps_part = _Part(), _Part()
@@ -166,10 +194,11 @@ class Rewarder:
                 k is not None and judge_part.value is not None) else None
             scored: PreferenceScore | None = hps_part.value[k] if (
                 k is not None and hps_part.value is not None) else None
+            copy = copied.get(i)
             total, status, missing, components = combine(
                 self.mix, verdict.status, lengths[i]["raw"],
-                judged.score if judged is not None else None,
-                scored.unit if scored is not None else None)
+                0.0 if copy is not None else judged.score if judged is not None else None,
+                0.0 if copy is not None else scored.unit if scored is not None else None)
             components["length"].update(tokens=lengths[i]["tokens"],
                                         counted_by=lengths[i]["counted_by"])
             components["judge"]["backend"] = getattr(self.judge, "name", None)
@@ -184,6 +213,9 @@ class Rewarder:
                 mu=scored.mu if scored is not None else None,
                 sigma=scored.sigma if scored is not None else None,
                 error=hps_part.error if k is not None else None)
+            if copy is not None:
+                for name in ("judge", "hps"):
+                    components[name]["zeroed"] = "near_copy"
             reason = None
             if status == "unavailable":
                 reason = {"render": "; ".join(n for n in verdict.notes
@@ -195,6 +227,7 @@ class Rewarder:
                 "reward": total,
                 "status": status,
                 "unavailable": {"part": missing, "reason": reason} if missing else None,
+                "near_copy": copy.to_dict() if copy is not None else None,
                 "subject": subject,
                 "seed": seed,
                 "render_seed": render_seed,

@@ -30,6 +30,8 @@ class PoolPainting:
     tier: str
     png: bytes
     subject: str | None = None
+    sketch: str | None = None
+    """The painting's sketch source, when the pool holds it (the near-copy check reads it)."""
 
 
 @dataclass
@@ -73,7 +75,7 @@ class ReferencePool:
             if data is None or row.get("tier") is None:
                 continue
             paintings.append(PoolPainting(str(row.get("id") or f"row-{i}"), str(row["tier"]),
-                                          bytes(data), row.get("subject")))
+                                          bytes(data), row.get("subject"), row.get("sketch")))
         return cls(paintings, source, list(negatives))
 
     @classmethod
@@ -82,7 +84,8 @@ class ReferencePool:
         """A pool ``datasets.Dataset`` (images are read undecoded)."""
         from datasets import Image
 
-        columns = [c for c in ("id", "tier", "image", "subject") if c in dataset.column_names]
+        columns = [c for c in ("id", "tier", "image", "subject", "sketch")
+                   if c in dataset.column_names]
         raw = dataset.select_columns(columns).cast_column("image", Image(decode=False))
         return cls.from_rows(raw, source, negatives)
 
@@ -129,8 +132,34 @@ class References:
         return {"seed": self.seed, "ids": self.ids, "tiers": self.tiers}
 
 
-def draw_references(pool: ReferencePool, seed: int, n: int = DEFAULT_REFERENCES) -> References:
+_ARTICLES = {"a", "an", "the", "of", "some"}
+
+
+def subject_key(text: str | None) -> str | None:
+    """What a subject phrase names, comparably: a known flower's key (``"a peach hibiscus"``
+    -> ``hibiscus``), else the phrase's words without articles, else None."""
+    if not text:
+        return None
+    from watercolour.pool.subjects import SUBJECTS
+
+    lowered = text.lower()
+    for s in SUBJECTS.values():
+        if s.name in lowered or s.key in lowered:
+            return s.key
+    words = [w for w in "".join(c if c.isalnum() else " " for c in lowered).split()
+             if w not in _ARTICLES]
+    return " ".join(words) or None
+
+
+def draw_references(pool: ReferencePool, seed: int, n: int = DEFAULT_REFERENCES,
+                    subject: str | None = None) -> References:
     """``n // 2`` from ``love`` and the rest from ``okay``, without replacement, seeded.
+
+    With ``subject``, each tier's references are drawn from its paintings **of that subject**
+    (by :func:`subject_key`: ``a white daisy`` and ``a lilac daisy`` are both daisies), so
+    the judge measures a rollout against paintings of what it was asked to paint; a tier
+    with too few of them is filled from its other paintings. (A one-subject pool, as the
+    original's, draws the same either way.)
 
     Raises:
         ValueError: ``n`` < 1 or a tier holds too few paintings.
@@ -139,13 +168,20 @@ def draw_references(pool: ReferencePool, seed: int, n: int = DEFAULT_REFERENCES)
         raise InputError(f"the number of references must be at least 1, got {n}")
     want = {"love": n // 2, "okay": n - n // 2}
     rng = random.Random(seed)
+    key = subject_key(subject)
     chosen: list[PoolPainting] = []
     for tier, k in want.items():
         candidates = pool.tier(tier)
         if len(candidates) < k:
             raise InputError(f"the pool {pool.source or ''} has {len(candidates)} {tier!r} "
                              f"painting(s); {n} references need {k}".replace("  ", " "))
-        chosen += rng.sample(candidates, k)
+        same = [p for p in candidates if key is not None and subject_key(p.subject) == key]
+        if not same:
+            chosen += rng.sample(candidates, k)
+            continue
+        picked = rng.sample(same, min(k, len(same)))
+        rest = [p for p in candidates if p not in picked]
+        chosen += picked + rng.sample(rest, k - len(picked))
     return References(seed, tuple(chosen))
 
 

@@ -68,12 +68,11 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from watercolour.pool.subjects import SUBJECTS
 from watercolour.rewards.features import FEATURE_VERSION, FEATURES, normalise, statistics_vector
 from watercolour.rewards.form import GROUPS, form_measures
 from watercolour.rewards.judge.base import Vote
 from watercolour.rewards.negatives import abstract_negatives, form_negatives
-from watercolour.rewards.references import ReferencePool
+from watercolour.rewards.references import ReferencePool, subject_key
 
 L2 = 0.01
 """Ridge penalty on the weights (the loss is a weighted mean over pairs). Lighter ridges
@@ -97,24 +96,9 @@ NEWTON_STEPS = 60
 KIND_WEIGHTS: dict[str, float] = {"tier": 2.0, "negative": 1.0, "copy": 1.0, "subject": 1.0}
 """How much each kind of pair weighs in the fit (love above okay counts double: the other
 kinds are easy to satisfy together, the tiers are the pool's taste)."""
-_ARTICLES = {"a", "an", "the", "of", "some"}
 MODEL_VERSION = 2
 """Bumped whenever the fit or the terms change (with :data:`FEATURE_VERSION`, it keys the
 cached fits: :meth:`PoolFittedJudge.fit_cached`)."""
-
-
-def subject_key(text: str | None) -> str | None:
-    """What a subject phrase names, comparably: a known flower's key (``"a peach hibiscus"``
-    -> ``hibiscus``), else the phrase's words without articles, else None."""
-    if not text:
-        return None
-    lowered = text.lower()
-    for s in SUBJECTS.values():
-        if s.name in lowered or s.key in lowered:
-            return s.key
-    words = [w for w in "".join(c if c.isalnum() else " " for c in lowered).split()
-             if w not in _ARTICLES]
-    return " ".join(words) or None
 
 
 def measure_groups(png: bytes) -> dict[str, np.ndarray]:
