@@ -57,6 +57,9 @@ MAX_ERRORS = 8
 class Slots(Protocol):
     """The shared session count (:class:`~watercolour.env.server.environment.Service`)."""
 
+    @property
+    def limit(self) -> int: ...
+
     def admit(self) -> bool: ...
 
     def release(self) -> None: ...
@@ -282,7 +285,7 @@ class Guard:
         message = await receive()
         if message.get("type") != "websocket.connect":
             return
-        limit = getattr(self.slots, "limit", None) or 0
+        limit = self.slots.limit
         error = SessionCapacityError(active_sessions=limit, max_sessions=limit)
         frame = WSErrorResponse(data={"message": str(error),
                                       "code": WSErrorCode.CAPACITY_REACHED,
