@@ -29,3 +29,29 @@ def small_run(model: Path, out: Path, *extra: str) -> list[str]:
             "--gradient-accumulation-steps", "1", "--max-completion-length", "96",
             "--temperature", "1.3", "--out", str(out), "--save-steps", "1", "--lr", "1e-4",
             "--n-episodes", "4", "--seed", "0", *extra]
+
+
+class LengthRewarder:
+    """A stand-in reward source for runs of random-weight models (whose replies the gate would
+    reject, every reward 0 and no gradient): each reply's length in characters / 100, capped at
+    1, as every component. Nothing rendered, nothing judged; an ``ok`` record a run logs like
+    any other."""
+
+    def __init__(self, config) -> None:
+        self.config = config
+        self.mix = config.mix
+        self.calls = 0
+
+    def evaluate_group(self, replies, subject=None, seed=None, render_seed=None):
+        from watercolour.rewards import Evaluation
+        from watercolour.rewards.mix import COMPONENTS
+
+        self.calls += 1
+        out = []
+        for reply in replies:
+            score = min(1.0, len(reply) / 100)
+            breakdown = {"seed": seed, "subject": subject, "stand_in": "length / 100",
+                         "components": {c: {"raw": score} for c in COMPONENTS},
+                         "gate": {"violations": []}, "latency_s": {}}
+            out.append(Evaluation(score, "ok", breakdown))
+        return out
