@@ -331,6 +331,10 @@ def test_the_install_helper_adds_the_extras_to_the_source(tmp_path):
         install("", "book", mode="huge", dry_run=True)
     with pytest.raises(ValueError, match="unknown extra"):
         install("", "gpu", dry_run=True)
+    # with `package` empty, the source the package was installed from (here the checkout)
+    from watercolour.book.install import _installed_source
+
+    assert _installed_source() == ROOT.as_uri()
     # here everything is installed: nothing to do, and the browser is this machine's
     record = install("", "book", "env", "train", mode="tiny", dry_run=True, quiet=True)
     assert record.requirement is None and record.missing == []

@@ -214,13 +214,15 @@ def install(package: str = "", *extras: str, mode: str | None = None, browser: b
 
 def _installed_source() -> str | None:
     """Where the installed package came from (pip's ``direct_url.json``): a folder, a wheel or
-    a git URL, so a reader who installed it once need not say so again."""
+    a git URL, else the index at its version, so a reader who installed it once need not say
+    so again."""
     try:
-        text = importlib.metadata.distribution(DISTRIBUTION).read_text("direct_url.json")
+        dist = importlib.metadata.distribution(DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError:
         return None
+    text = dist.read_text("direct_url.json")
     if not text:
-        return None
+        return f"{DISTRIBUTION}=={dist.version}"
     info = json.loads(text)
     url = info.get("url")
     vcs = info.get("vcs_info")
