@@ -157,3 +157,15 @@ def test_train_refuses_the_35b_in_float32_on_this_machine(tmp_path):
     with pytest.raises(InputError, match="do not fit"):
         train(run, training, rewarder=object())
     assert not (tmp_path / "run").exists()  # refused before anything was written
+
+
+def test_the_plain_dry_run_names_the_class_the_dtype_and_the_vision_tower(capsys):
+    from watercolour.train.config import parse_args
+    from watercolour.train.trainer import dry_run, print_dry_run
+
+    run, training = parse_args(["--config", "smoke-4b", "--dry-run"])
+    print_dry_run(dry_run(run, training), as_json=False)
+    out = capsys.readouterr().out
+    assert "weights loaded in bfloat16" in out
+    assert "Qwen3_5ForConditionalGeneration" in out and "32,464,896 trainable" in out
+    assert "vision tower adapted: False" in out

@@ -50,9 +50,12 @@ class RunArguments:
         default="builtin:tiny-qwen3",
         metadata={"aliases": ["--model"], "help": "The policy: a Hub id (Qwen/Qwen3.5-35B-A3B), "
                   "a local model folder, builtin:tiny-painter (the tiny painter: a ~4M Qwen3 "
-                  "warm-started here on compact sketches, cached) or builtin:tiny-qwen3 (a "
+                  "warm-started here on compact sketches, cached), builtin:tiny-qwen3 (a "
                   "tiny random Qwen3 for plumbing tests, built "
-                  "from a config here, no download)."})
+                  "from a config here, no download), or builtin:mini-qwen3.5-moe / "
+                  "builtin:mini-qwen3.5 (random-weight miniatures of the classes TRL loads for "
+                  "Qwen3.5-35B-A3B / -4B, with the exact tokenizer: a recipe's rehearsal on a "
+                  "CPU)."})
     lora: bool = field(default=False, metadata={
         "help": "Train LoRA adapters (PEFT) instead of every weight."})
     all_linear: bool = field(default=False, metadata={
