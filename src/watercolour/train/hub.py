@@ -53,7 +53,8 @@ def model_card(record: dict[str, Any], metrics: dict[str, str], repo_id: str) ->
     table = "\n".join(f"| {k} | {metrics[k]} |" for k in shown if metrics.get(k))
     plan_line = (f"LoRA r={plan.get('r')} on `{plan.get('target_modules')}`: "
                  f"{plan.get('layers_adapted')}/{plan.get('layers_total')} decoder layers "
-                 f"adapted, {plan.get('trainable_params'):,} trainable parameters, routed "
+                 f"adapted, {plan.get('trainable_params'):,} trainable parameters, vision "
+                 f"tower adapted: {plan.get('vision_tower_adapted', False)}, routed "
                  f"experts frozen: {plan.get('experts_frozen')}." if plan else
                  "Full fine-tune (no LoRA).")
     return f"""---
