@@ -19,20 +19,32 @@ from watercolour.env.client import (
     RemoteRewarder,
     WatercolourEnv,
     from_observation,
+    play_episode,
     unavailable,
 )
 from watercolour.env.config import EnvConfig, EnvConfigError
-from watercolour.env.models import WatercolourAction, WatercolourObservation, WatercolourState
+from watercolour.env.models import (
+    EPISODE_REWARD_RULE,
+    MULTI_TURN_DEFAULT,
+    TurnRecord,
+    WatercolourAction,
+    WatercolourObservation,
+    WatercolourState,
+)
 
 __all__ = [
     "DEFAULT_STEP_TIMEOUT_S",
+    "EPISODE_REWARD_RULE",
+    "MULTI_TURN_DEFAULT",
     "EnvConfig",
     "EnvConfigError",
     "RemoteRewarder",
+    "TurnRecord",
     "WatercolourAction",
     "WatercolourEnv",
     "WatercolourObservation",
     "WatercolourState",
     "from_observation",
+    "play_episode",
     "unavailable",
 ]

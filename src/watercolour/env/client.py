@@ -1,6 +1,8 @@
-"""Clients: :class:`WatercolourEnv`, the typed OpenEnv ``EnvClient`` of one session, and
+"""Clients: :class:`WatercolourEnv`, the typed OpenEnv ``EnvClient`` of one session,
 :class:`RemoteRewarder`, which scores a group of replies through one or more servers and
-stands in for :class:`watercolour.rewards.Rewarder` in the trainer.
+stands in for :class:`watercolour.rewards.Rewarder` in the trainer, and :func:`play_episode`,
+which lets a policy sketch and revise through one multi-turn episode (a client's session or
+the in-process environment).
 
 >>> with RemoteRewarder(["http://127.0.0.1:8000", "http://10.0.0.2:8000"]) as rewarder:
 ...     evaluations = rewarder.evaluate_group(replies, subject="a lotus", seed=7)
@@ -29,7 +31,7 @@ import base64
 import os
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +42,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from watercolour.env.config import variable
 from watercolour.env.models import (
+    MULTI_TURN_DEFAULT,
     WatercolourAction,
     WatercolourObservation,
     WatercolourState,
@@ -380,7 +383,11 @@ def from_observation(observation: WatercolourObservation, url: str | None = None
     breakdown["env"] = {"url": url, "attempts": attempts, "turn": observation.turn,
                         "cache_hit": observation.cache_hit, "critique": observation.critique,
                         "reply_sha256": observation.reply_sha256,
-                        "latency_s": round(seconds, 4) if seconds is not None else None}
+                        "latency_s": round(seconds, 4) if seconds is not None else None,
+                        "turn_reward": observation.turn_reward,
+                        "episode_reward": observation.episode_reward,
+                        **{k: v for k, v in (observation.metadata or {}).items()
+                           if k.startswith("reward_turn")}}
     png = base64.b64decode(observation.png_base64) if observation.png_base64 else None
     reward = None if observation.status == "unavailable" else observation.reward
     return Evaluation(reward, observation.status, breakdown, png=png)
@@ -401,3 +408,38 @@ def unavailable(part: str, reason: str, context: Mapping[str, Any] | None = None
         "env": {"url": url, "attempts": attempts, "latency_s": seconds},
     }
     return Evaluation(None, "unavailable", breakdown)
+
+
+Policy = Callable[[list[dict[str, str]], WatercolourObservation], str]
+"""``policy(messages, observation) -> reply``: the conversation so far (the request, then each
+reply and the critique that answered it) and the last observation (its ``png_base64`` is the
+render when the episode shows it)."""
+
+
+def play_episode(env: Any, policy: Policy, *, turns: int = MULTI_TURN_DEFAULT,
+                 **reset_options: Any) -> WatercolourObservation:
+    """One episode of up to ``turns`` turns (default 2: a sketch and one revision) on ``env``,
+    the in-process :class:`~watercolour.env.server.WatercolourEnvironment` or a
+    ``WatercolourEnv(...).sync()`` session; ``reset_options`` go to ``reset`` (``seed``,
+    ``subject``, ``show_render``, ``improvement_bonus``, ...).
+
+    >>> final = play_episode(env, lambda messages, seen: model.reply(messages), seed=7,
+    ...                      show_render=True)
+    >>> final.reward, final.metadata["reward_turn1"], final.metadata["reward_turn2"]
+
+    Returns the observation that ended the episode: its ``reward`` is the episode's (None
+    when a turn was unavailable; the episode then ends early) and its ``metadata`` holds every
+    turn's record."""
+    observation = _observation(env.reset(turns=turns, **reset_options))
+    messages = list(observation.prompt)
+    while not observation.done:
+        reply = policy(list(messages), observation)
+        observation = _observation(env.step(WatercolourAction(reply=reply)))
+        messages.extend(observation.prompt)
+    return observation
+
+
+def _observation(result: Any) -> WatercolourObservation:
+    """A client's ``StepResult`` or the in-process environment's observation: the
+    observation."""
+    return result if isinstance(result, WatercolourObservation) else result.observation

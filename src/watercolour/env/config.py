@@ -12,7 +12,13 @@ variable                           meaning (default)
 ``WATERCOLOUR_RENDER_DEADLINE``    seconds per render (RenderConfig's, 30); also
                                    ``WATERCOLOUR_CHROMIUM`` and ``WATERCOLOUR_GL``
 ``WATERCOLOUR_ENV_MAX_SESSIONS``   concurrent sessions; one more gets a clear error (8)
-``WATERCOLOUR_ENV_MAX_TURNS``      the most steps an episode may ask for (4)
+``WATERCOLOUR_ENV_MAX_TURNS``      the most turns an episode may ask for (4)
+``WATERCOLOUR_ENV_IMPROVEMENT_BONUS``  bonus per unit a multi-turn episode's last turn
+                                   improves on max(turn 1, the floor); paid only when
+                                   turn 1 passed the gate (0: the episode's reward is the
+                                   last turn's)
+``WATERCOLOUR_ENV_IMPROVEMENT_FLOOR``  the least turn-1 reward an improvement is measured
+                                   from, so a sabotaged first turn gains nothing (0.3)
 ``WATERCOLOUR_ENV_RENDER_CACHE``   renders kept (same sketch and seed: rendered once);
                                    0: off (256)
 ``WATERCOLOUR_ENV_TOKEN``          the bearer token every route but ``/health`` requires
@@ -69,7 +75,18 @@ class EnvConfig:
     max_sessions: int = setting(8, env="WATERCOLOUR_ENV_MAX_SESSIONS", positive=True,
                                 help="concurrent sessions; one more gets a clear error")
     max_turns: int = setting(4, env="WATERCOLOUR_ENV_MAX_TURNS", positive=True,
-                             help="the most steps an episode may ask for")
+                             help="the most turns (steps) an episode may ask for")
+    improvement_bonus: float = setting(0.0, env="WATERCOLOUR_ENV_IMPROVEMENT_BONUS",
+                                       minimum=0.0,
+                                       help="bonus per unit a multi-turn episode's last turn "
+                                       "improves on max(turn 1, the floor), paid only when "
+                                       "turn 1 passed the gate; 0: the episode's reward is "
+                                       "the last turn's (at most 1)")
+    improvement_floor: float = setting(0.3, env="WATERCOLOUR_ENV_IMPROVEMENT_FLOOR",
+                                       minimum=0.0,
+                                       help="the least turn-1 reward an improvement is "
+                                       "measured from, so sabotaging turn 1 gains nothing "
+                                       "(at most 1)")
     render_cache: int = setting(256, env="WATERCOLOUR_ENV_RENDER_CACHE", minimum=0,
                                 help="renders kept (same sketch and seed: rendered once); 0: off")
     token: str | None = setting(None, env="WATERCOLOUR_ENV_TOKEN",
@@ -89,6 +106,11 @@ class EnvConfig:
             settings.check(self)
         except InputError as err:
             raise EnvConfigError(str(err)) from None
+        over = [f"{variable(name)} must be at most 1, got {getattr(self, name)}"
+                for name in ("improvement_bonus", "improvement_floor")
+                if getattr(self, name) > 1]
+        if over:
+            raise EnvConfigError("\n".join(over))
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> EnvConfig:
@@ -108,6 +130,8 @@ class EnvConfig:
         render = asdict(self.render)
         return {"reward": self.reward.resolved(), "render": render,
                 "max_sessions": self.max_sessions, "max_turns": self.max_turns,
+                "improvement_bonus": self.improvement_bonus,
+                "improvement_floor": self.improvement_floor,
                 "render_cache": self.render_cache, "token": self.token is not None,
                 "anonymous": self.anonymous, "idle_timeout_s": self.idle_timeout}
 

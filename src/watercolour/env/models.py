@@ -1,14 +1,18 @@
 """The environment's wire types: the action (the model's reply), the observation (the reward
-and everything behind it) and the state (the episode). Pydantic models on OpenEnv's bases, so
-unknown fields, wrong types and oversized or malformed replies are refused with a clear error
-before anything is rendered."""
+and everything behind it), one turn's record and the state (the episode). Pydantic models on
+OpenEnv's bases, so unknown fields, wrong types and oversized or malformed replies are refused
+with a clear error before anything is rendered.
+
+The episode's reward (:data:`EPISODE_REWARD_RULE`; the arithmetic is
+:func:`watercolour.env.server.environment.episode_reward`) is the last turn's reward, plus an
+optional bonus for improving on the first turn that a sabotaged first turn cannot earn."""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
 from openenv.core.env_server.types import Action, Observation, State
-from pydantic import Field, PrivateAttr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 MAX_REPLY_CHARS = 1_000_000
 """The longest reply the server accepts (the gate itself rejects sketches over 100 000
@@ -19,6 +23,21 @@ MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 refused at the protocol level (close code 1009, *message too big*) before it is parsed."""
 
 Status = Literal["ready", "ok", "rejected", "unavailable"]
+TurnStatus = Literal["ok", "rejected", "unavailable"]
+
+MULTI_TURN_DEFAULT = 2
+"""The turns of a multi-turn episode when a caller asks for revision without a count (the
+default of :func:`watercolour.env.client.play_episode`): one sketch, one revision."""
+
+EPISODE_REWARD_RULE = (
+    "The episode's reward is the last turn's reward R_K, plus bonus * max(0, R_K - max(R_1, "
+    "floor)) when turn 1 passed the gate and was scored (status ok); nothing is added "
+    "otherwise. bonus is 0 unless configured (WATERCOLOUR_ENV_IMPROVEMENT_BONUS or the reset "
+    "option improvement_bonus); floor is WATERCOLOUR_ENV_IMPROVEMENT_FLOOR (0.3). A rejected "
+    "turn's reward is 0 and a revision is still allowed; an unavailable turn ends the episode "
+    "with reward null, never 0. Until the last turn, an observation's reward is that turn's "
+    "own reward.")
+"""The episode's reward, in words (every step's observation carries it in its metadata)."""
 
 
 class WatercolourAction(Action):
@@ -62,6 +81,30 @@ def reply_problem(reply: str) -> str | None:
     return None
 
 
+class TurnRecord(BaseModel):
+    """One turn of an episode as the environment kept it: what was drawn, what was said about
+    it and what it earned."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    turn: int = Field(..., description="1 for the first sketch, 2 for its first revision, ...")
+    status: TurnStatus = Field(..., description="ok, rejected (reward 0) or unavailable "
+                               "(reward null)")
+    reward: float | None = Field(None, description="This turn's own reward (the rewarder's "
+                                 "total; null when unavailable)")
+    passed: bool | None = Field(None, description="The gate's verdict on this turn's sketch")
+    violations: list[str] = Field(default_factory=list, description="The gate's violations")
+    critique: str = Field("", description="The critique this turn's render got")
+    sketch: str | None = Field(None, description="The sketch the gate took from the reply")
+    reply_sha256: str = Field(..., description="SHA-256 of the whole reply")
+    render_sha256: str | None = Field(None, description="SHA-256 of the render's PNG (null "
+                                      "when nothing was rendered)")
+    cache_hit: bool | None = Field(None, description="Whether the render came from the "
+                                   "render cache (an unchanged revision: true)")
+    unavailable: dict[str, Any] | None = Field(None, description="Which part failed and why "
+                                               "(unavailable turns only)")
+
+
 class WatercolourObservation(Observation):
     """What the environment answers: after ``reset`` the prompt (status ``ready``), after
     ``step`` the reward and its whole breakdown."""
@@ -98,14 +141,23 @@ class WatercolourObservation(Observation):
     reply_sha256: str | None = Field(None, description="SHA-256 of the reply this observation "
                                      "answers, so a client can match reply and answer")
     turn: int = Field(0, description="Steps taken in this episode")
-    max_turns: int = Field(1, description="Steps the episode allows")
+    max_turns: int = Field(1, description="Steps the episode allows (reset turns=K)")
     latency_s: dict[str, float | None] = Field(
         default_factory=dict, description="Seconds per stage (gate, render, judge, hps, "
         "total) and the server's whole step")
     cache_hit: bool | None = Field(None, description="Whether the render came from the "
                                    "render cache")
     png_base64: str | None = Field(None, description="The render as base64 PNG, when the "
-                                   "episode asked for it (reset include_png=true)")
+                                   "episode asked for it (reset include_png=true or "
+                                   "show_render=true)")
+    turn_reward: float | None = Field(None, description="This turn's own reward (on the last "
+                                      "turn it can differ from reward, the episode's, by the "
+                                      "improvement bonus)")
+    episode_reward: float | None = Field(None, description="The episode's reward, on the "
+                                         "observation that ends it (null before, and when a "
+                                         "turn was unavailable); the rule: EPISODE_REWARD_RULE "
+                                         "(metadata.episode.rule)")
+    render_sha256: str | None = Field(None, description="SHA-256 of this turn's render")
 
 
 class WatercolourState(State):
@@ -121,3 +173,11 @@ class WatercolourState(State):
     max_turns: int = Field(1, description="Steps the episode allows (1: single turn)")
     include_png: bool = Field(False, description="Whether observations carry the render")
     done: bool = Field(False, description="Whether the episode is over")
+    improvement_bonus: float = Field(0.0, description="The bonus per unit of improvement of "
+                                     "the last turn over max(turn 1, improvement_floor)")
+    improvement_floor: float = Field(0.3, description="The least turn-1 reward an improvement "
+                                     "is measured from")
+    history: list[TurnRecord] = Field(default_factory=list, description="Every turn so far, "
+                                      "in order")
+    reward: float | None = Field(None, description="The episode's reward once it is over "
+                                 "(null before, and when a turn was unavailable)")

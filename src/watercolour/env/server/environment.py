@@ -4,9 +4,45 @@ cache, the rewarder and the judge and HPS backends) and one light
 
 ``reset(seed=..., subject=...)`` draws the group's references from the seed (every rollout of
 a GRPO group shares a seed and so faces the same references); ``step(action)`` gates, renders
-once (through the cache), scores and answers the observation. Single turn by default; an
-episode reset with ``max_turns > 1`` gets, after each step, its critique as the next user turn
-and may revise.
+once (through the cache), scores and answers the observation. Single turn by default.
+
+**Episodes of several turns.** ``reset(turns=K)`` (``max_turns=K`` is the same option; a
+multi-turn episode's usual K is 2,
+:data:`~watercolour.env.models.MULTI_TURN_DEFAULT`; at most the server's
+``WATERCOLOUR_ENV_MAX_TURNS``) lets the policy revise: after each turn but the last the
+observation carries the critique of the render's own measurements as the next user turn
+(``prompt``) and, when the reset asked for it (``show_render=true`` or ``include_png=true``),
+the render itself as a base64 PNG (``png_base64``; the revision prompt then says it is
+attached). The critique never names the references, their tiers, the reward or a component's
+score (:mod:`watercolour.env.critique`): the policy learns to look at its picture, not to
+chase the judge. Each turn keeps today's three outcomes: ``ok``, ``rejected`` (reward 0; the
+episode goes on, so a rejected sketch may be revised) and ``unavailable`` (the browser, judge
+or scorer failed: the episode **ends there with reward None**, never 0). An unchanged revision
+(the same sketch, and the episode keeps its render seed) is served by the render cache: it
+costs no render.
+
+**The episode's reward** (:func:`episode_reward`, stated in every step's
+``metadata["episode"]["rule"]``)::
+
+    R = R_K + bonus * max(0, R_K - max(R_1, floor))   when turn 1's status is ok
+    R = R_K                                          otherwise (and always when K = 1)
+
+``R_K`` is the last turn's reward, ``R_1`` the first's; ``bonus`` is
+``WATERCOLOUR_ENV_IMPROVEMENT_BONUS`` (default **0**: the episode's reward is simply the last
+turn's) or the reset option ``improvement_bonus``; ``floor`` is
+``WATERCOLOUR_ENV_IMPROVEMENT_FLOOR`` (0.3: below it the write-ups count a painting as bad,
+a near-blank canvas or a smear). Why both guards: an improvement bonus invites a policy to
+throw its first turn away and "improve" on nothing. Paying only when turn 1 passed the gate
+stops the cheapest throw-away (a rejected sketch, reward 0); measuring from
+``max(R_1, floor)`` stops the next one (a sketch that passes the gate but paints almost
+nothing): any first turn below the floor earns exactly what a first turn at the floor earns,
+so what sabotage can still gain is at most ``bonus * (R_1 - floor)`` for an honest ``R_1``
+above the floor, small next to what the last turn itself pays. ``R_K`` is never reduced, so
+revising well always pays. Until the last turn an observation's ``reward`` is that turn's
+own (``turn_reward``); the observation that ends the episode carries the episode's
+(``reward`` and ``episode_reward``) and, in ``metadata``, every turn's record (sketch,
+critique, reward, status, render hash: :class:`~watercolour.env.models.TurnRecord`) and
+``reward_turn1``, ``reward_turn2``, ... for the trainer's logs.
 
 Sessions run their steps in their own threads (OpenEnv gives each session one), so eight
 sessions render in parallel up to the browser count and the judge and HPS calls of one overlap
@@ -31,6 +67,8 @@ from watercolour.env.cache import RenderCache
 from watercolour.env.config import EnvConfig
 from watercolour.env.critique import critique
 from watercolour.env.models import (
+    EPISODE_REWARD_RULE,
+    TurnRecord,
     WatercolourAction,
     WatercolourObservation,
     WatercolourState,
@@ -42,6 +80,25 @@ log = logging.getLogger("watercolour.env")
 MAX_SUBJECT_CHARS = 300
 REVISION_PROMPT = ("Here is what your painting looks like: {critique} Revise the sketch and "
                    "reply with the complete new version in one fenced JavaScript code block.")
+REVISION_PROMPT_WITH_RENDER = (
+    "Here is what your painting looks like (the render is attached): {critique} Revise the "
+    "sketch and reply with the complete new version in one fenced JavaScript code block.")
+RESET_OPTIONS = ("seed", "episode_id", "subject", "render_seed", "turns", "max_turns",
+                 "include_png", "show_render", "improvement_bonus")
+
+
+def episode_reward(history: list[TurnRecord], bonus: float = 0.0, floor: float = 0.3
+                   ) -> tuple[float | None, float]:
+    """The episode's reward and the bonus in it (see the module docstring): the last turn's
+    reward, plus ``bonus * max(0, R_K - max(R_1, floor))`` when turn 1 passed the gate and
+    was scored; None (and no bonus) when any turn was unavailable."""
+    if not history or any(t.status == "unavailable" or t.reward is None for t in history):
+        return None, 0.0
+    first, last = history[0], history[-1]
+    paid = 0.0
+    if len(history) > 1 and bonus > 0 and first.status == "ok":
+        paid = bonus * max(0.0, last.reward - max(first.reward, floor))
+    return (last.reward + paid if paid else last.reward), paid
 
 
 class Service:
@@ -170,44 +227,69 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
 
     def reset(self, seed: int | None = None, episode_id: str | None = None,
               subject: str | None = None, render_seed: int | None = None,
-              max_turns: int = 1, include_png: bool = False, **unknown: Any
+              turns: int | None = None, max_turns: int | None = None,
+              include_png: bool = False, show_render: bool = False,
+              improvement_bonus: float | None = None, **unknown: Any
               ) -> WatercolourObservation:
         """A new episode. ``seed``: the group seed (default the reward's); ``subject``: what
-        to paint; ``render_seed``: the sketch's seed (default from ``seed``); ``max_turns``:
-        steps allowed (1..the server's limit); ``include_png``: observations carry the
-        render."""
+        to paint; ``render_seed``: the sketch's seed (default from ``seed``; every turn of the
+        episode renders with it); ``turns`` (or ``max_turns``): turns allowed (default 1;
+        1..the server's limit); ``show_render`` (or ``include_png``): observations carry the
+        render; ``improvement_bonus``: this episode's bonus (default the server's,
+        ``WATERCOLOUR_ENV_IMPROVEMENT_BONUS``)."""
         if unknown:
             raise ValueError(f"unknown reset option(s): {', '.join(sorted(unknown))} (known: "
-                             "seed, episode_id, subject, render_seed, max_turns, include_png)")
+                             f"{', '.join(RESET_OPTIONS)})")
         config = self.service.config
         seed = config.reward.seed if seed is None else _int("seed", seed)
         render_seed = seed % 2**31 if render_seed is None else _int("render_seed", render_seed)
-        max_turns = _int("max_turns", max_turns)
-        if not 1 <= max_turns <= config.max_turns:
-            raise ValueError(f"max_turns must be between 1 and {config.max_turns} (the "
-                             f"server's WATERCOLOUR_ENV_MAX_TURNS), got {max_turns}")
+        if turns is not None and max_turns is not None and turns != max_turns:
+            raise ValueError(f"turns and max_turns are the same option: give one, got "
+                             f"{turns!r} and {max_turns!r}")
+        name = "turns" if turns is not None else "max_turns"
+        count = _int(name, turns if turns is not None else
+                     max_turns if max_turns is not None else 1)
+        if not 1 <= count <= config.max_turns:
+            raise ValueError(f"{name} must be between 1 and {config.max_turns} (the "
+                             f"server's WATERCOLOUR_ENV_MAX_TURNS), got {count}")
         if subject is not None and not isinstance(subject, str):
             raise ValueError(f"subject must be a string, got {type(subject).__name__}")
         subject = (subject or DEFAULT_SUBJECT).strip() or DEFAULT_SUBJECT
         if len(subject) > MAX_SUBJECT_CHARS:
             raise ValueError(f"subject must be at most {MAX_SUBJECT_CHARS} characters, got "
                              f"{len(subject)}")
-        if not isinstance(include_png, bool):
-            raise ValueError(f"include_png must be true or false, got {include_png!r}")
+        for option, value in (("include_png", include_png), ("show_render", show_render)):
+            if not isinstance(value, bool):
+                raise ValueError(f"{option} must be true or false, got {value!r}")
+        bonus = config.improvement_bonus if improvement_bonus is None else improvement_bonus
+        if isinstance(bonus, bool) or not isinstance(bonus, int | float) or not 0 <= bonus <= 1:
+            raise ValueError(f"improvement_bonus must be a number from 0 to 1, got {bonus!r}")
         references = self.service.rewarder.references(seed)
         self._state = WatercolourState(
             episode_id=str(episode_id or uuid.uuid4()), step_count=0, seed=seed,
             render_seed=render_seed, subject=subject,
             reference_ids=references.ids if references is not None else [], turn=0,
-            max_turns=max_turns, include_png=include_png, done=False)
+            max_turns=count, include_png=include_png or show_render, done=False,
+            improvement_bonus=float(bonus), improvement_floor=config.improvement_floor)
         self._reset_done = True
         return WatercolourObservation(status="ready", subject=subject, prompt=messages(subject),
                                       reference_ids=self._state.reference_ids,
-                                      max_turns=max_turns, done=False, reward=None)
+                                      max_turns=count, done=False, reward=None,
+                                      metadata={"episode": self._episode_metadata()})
+
+    def _episode_metadata(self, reward: float | None = None, paid: float | None = None
+                          ) -> dict[str, Any]:
+        state = self._state
+        return {"rule": EPISODE_REWARD_RULE, "turns": state.max_turns,
+                "improvement_bonus": state.improvement_bonus,
+                "improvement_floor": state.improvement_floor, "done": state.done,
+                "reward": reward, "bonus_paid": paid,
+                "history": [t.model_dump() for t in state.history]}
 
     def step(self, action: WatercolourAction, timeout_s: float | None = None, **kwargs: Any
              ) -> WatercolourObservation:
-        """Gate, render once, score; the observation carries the whole breakdown."""
+        """Gate, render once, score; the observation carries the whole breakdown, and the
+        episode's reward when this turn ends it (the last turn, or an unavailable one)."""
         if action.problem:
             raise ValueError(action.problem)
         if not self._reset_done:  # the stateless HTTP /step: an episode with the defaults
@@ -222,27 +304,44 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         data = evaluation.to_dict()
         gate = data.get("gate") or {}
         turn = state.turn + 1
-        done = turn >= state.max_turns
+        done = turn >= state.max_turns or evaluation.status == "unavailable"
         note = critique(gate)
-        self._state = state.model_copy(update={"turn": turn, "step_count": turn, "done": done})
+        reply_sha = hashlib.sha256(action.reply.encode("utf-8")).hexdigest()
+        render_sha = hashlib.sha256(evaluation.png).hexdigest() if evaluation.png else None
+        record = TurnRecord(
+            turn=turn, status=evaluation.status, reward=evaluation.reward,
+            passed=gate.get("passed"), violations=list(gate.get("violations") or []),
+            critique=note, sketch=evaluation.verdict.sketch if evaluation.verdict else None,
+            reply_sha256=reply_sha, render_sha256=render_sha, cache_hit=hit,
+            unavailable=data.get("unavailable"))
+        history = [*state.history, record]
+        reward, paid = (episode_reward(history, state.improvement_bonus,
+                                       state.improvement_floor) if done else (None, None))
+        self._state = state.model_copy(update={"turn": turn, "step_count": turn, "done": done,
+                                               "history": history, "reward": reward})
+        metadata: dict[str, Any] = {"episode": self._episode_metadata(reward, paid)}
+        metadata.update({f"reward_turn{t.turn}": t.reward for t in history})
         latency = dict(data.get("latency_s") or {})
         latency["step"] = round(time.monotonic() - start, 4)
+        revision = (REVISION_PROMPT_WITH_RENDER if state.include_png and evaluation.png
+                    else REVISION_PROMPT)
         observation = WatercolourObservation(
-            done=done, reward=evaluation.reward, status=evaluation.status,
+            done=done, reward=reward if done else evaluation.reward, status=evaluation.status,
             unavailable=data.get("unavailable"), subject=state.subject,
             prompt=[] if done else [{"role": "assistant", "content": action.reply},
-                                    {"role": "user",
-                                     "content": REVISION_PROMPT.format(critique=note)}],
+                                    {"role": "user", "content": revision.format(critique=note)}],
             components=data.get("components") or {}, breakdown=data,
             passed=gate.get("passed"), violations=list(gate.get("violations") or []),
             paint_fraction=gate.get("paint_fraction"), n_shapes=gate.get("n_shapes"),
-            reference_ids=state.reference_ids, critique=note,
-            reply_sha256=hashlib.sha256(action.reply.encode("utf-8")).hexdigest(),
+            reference_ids=state.reference_ids, critique=note, reply_sha256=reply_sha,
             turn=turn, max_turns=state.max_turns, latency_s=latency, cache_hit=hit,
             png_base64=(base64.b64encode(evaluation.png).decode("ascii")
-                        if state.include_png and evaluation.png else None))
+                        if state.include_png and evaluation.png else None),
+            turn_reward=evaluation.reward, episode_reward=reward, render_sha256=render_sha,
+            metadata=metadata)
         log.info(json.dumps({"event": "step", "episode": state.episode_id, "turn": turn,
                              "status": evaluation.status, "reward": evaluation.reward,
+                             "episode_reward": reward, "done": done,
                              "cache_hit": hit, "latency_s": latency,
                              "unavailable": data.get("unavailable")}, default=str))
         return observation
