@@ -147,3 +147,17 @@ def test_bad_input(items, tmp_path):
     w = RatingWidget(items, tmp_path / "r.jsonl", image_size=64)
     with pytest.raises(ValueError, match="rating must be one of"):
         w.rate("meh")
+
+
+def test_the_keyboard_rates_as_the_buttons_do(items, tmp_path):
+    path = tmp_path / "ratings.jsonl"
+    w = RatingWidget(items, path, image_size=64)
+    for key in ("1", "2", "3", "s", "u", "x"):  # x is no shortcut: ignored
+        w.keys.value = key
+        assert w.keys.value == ""  # emptied for the next key
+    assert _log_actions(path) == [("g0", "love"), ("g1", "okay"), ("g2", "reject"),
+                                  ("g3", "skip"), ("g3", "undo")]
+    w.keys.value = "21"  # a fast typist's two keys arrive together
+    assert w.ratings == {"g0": "love", "g1": "okay", "g2": "reject", "g3": "okay",
+                         "g4": "love"}
+    assert w.current.id == "g5"

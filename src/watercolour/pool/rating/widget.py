@@ -2,8 +2,9 @@
 saved to the log as you click; and a summary view of the ratings with thumbnails per tier.
 
 The widget uses ipywidgets (the ``book`` extra). Plain ipywidgets has no keyboard events, so
-the buttons carry their shortcut in the tooltip only; a front end with ``ipyevents`` could
-bind them.
+the keyboard goes through a small text box: click it once, then every key typed there is a
+shortcut (``1`` love, ``2`` okay, ``3`` reject, ``s`` skip, ``u`` undo; the box empties after
+each), so a person rating hundreds of paintings never reaches for the mouse.
 """
 
 from __future__ import annotations
@@ -63,13 +64,17 @@ class RatingWidget:
         }
         for name, button in self.buttons.items():
             button.on_click(lambda _b, n=name: self._clicked(n))
+        keys = " ".join(f"{key} {name}" for name, key in self.SHORTCUTS.items())
+        self.keys = w.Text(placeholder=f"click here, then type: {keys}", continuous_update=True,
+                           layout=w.Layout(width="360px"))
+        self.keys.observe(lambda ch: self._typed(ch["new"]), "value")
         self.show_source.observe(lambda ch: self._toggle_source(ch["new"]), "value")
         self.unrated.observe(lambda ch: self._refresh(), "value")
         self.index = self._start_index()
         self.view = w.VBox([
             self.title, self.image,
             w.HBox([*self.buttons.values(), self.show_source, self.unrated]),
-            self.progress, self.status, self.source,
+            self.keys, self.progress, self.status, self.source,
         ])
         self._render()
 
@@ -156,6 +161,16 @@ class RatingWidget:
                 self.undo()
         except RuntimeError as err:
             self.status.value = f"<i>{err}</i>"
+
+    def _typed(self, text: str) -> None:
+        """Keys typed in the keyboard box, each a shortcut; the box is emptied after."""
+        if not text:
+            return
+        by_key = {key: name for name, key in self.SHORTCUTS.items()}
+        for char in text.lower():
+            if char in by_key:
+                self._clicked(by_key[char])
+        self.keys.value = ""
 
     # ------------------------------------------------------------ display
     def _toggle_source(self, show: bool) -> None:
