@@ -26,6 +26,7 @@ from watercolour.env import (
     WatercolourEnv,
     WatercolourObservation,
     play_episode,
+    render_message,
 )
 from watercolour.env.server.environment import Service, WatercolourEnvironment, episode_reward
 from watercolour.pool.dataset import write_pool_folder
@@ -74,6 +75,8 @@ def test_the_episode_reward_is_the_last_turns_plus_a_bonus_sabotage_cannot_earn(
     reward, paid = episode_reward([ok1, ok2], 0.5, 0.3)
     assert paid == pytest.approx(0.1) and reward == pytest.approx(0.8)
     assert episode_reward([turn(1, "ok", 0.8), ok2], 0.5, 0.3) == (0.7, 0.0)  # never negative
+    capped = episode_reward([turn(1, "ok", 0.4), turn(2, "ok", 0.95)], 1.0, 0.3)
+    assert capped == pytest.approx((1.0, 0.05))  # at most 1 (openenv.yaml's range)
     # sabotage 1: a rejected first turn earns no bonus at all
     assert episode_reward([turn(1, "rejected", 0.0), ok2], 0.5, 0.3) == (0.7, 0.0)
     # sabotage 2: a first turn that passes the gate but paints (almost) nothing is measured
@@ -176,6 +179,11 @@ def test_a_revision_sees_its_render_and_critique_and_every_turn_is_kept(service)
     assert "render is attached" in revision and one.critique in revision
     assert "Paint covers" in one.critique
     assert_no_leak(revision, one)
+    vision = render_message(one)
+    assert vision["role"] == "user" and vision["content"][1] == {"type": "text",
+                                                                "text": revision}
+    assert vision["content"][0]["image_url"]["url"] == "data:image/png;base64," + \
+        one.png_base64
     assert one.metadata["reward_turn1"] == one.reward
     two = env.step(WatercolourAction(reply=reply(RICH_SKETCH, "Richer now.")))
     assert two.done and two.turn == 2 and two.prompt == [] and two.status == "ok"
@@ -313,5 +321,7 @@ def test_an_episode_through_the_server_and_an_unchanged_revision_costs_no_render
     history = meta["episode"]["history"]
     assert history[0]["render_sha256"] == history[1]["render_sha256"] == final.render_sha256
     assert [t["cache_hit"] for t in history] == [False, True]
+    assert final.critique.startswith("The picture is the same as last turn's.")
+    assert not history[0]["critique"].startswith("The picture is the same")
     assert state.turn == 2 and state.done and len(state.history) == 2
     assert re.fullmatch(r"[0-9a-f]{64}", history[1]["reply_sha256"])

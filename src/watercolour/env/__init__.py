@@ -10,7 +10,8 @@ Modules, in OpenEnv's layout: :mod:`~watercolour.env.models` (action, observatio
 :class:`RemoteRewarder`), :mod:`~watercolour.env.server` (the shared service, the per-session
 environment, the app), :mod:`~watercolour.env.config` (``WATERCOLOUR_*`` server settings),
 :mod:`~watercolour.env.cache` (same sketch and seed: rendered once) and
-:mod:`~watercolour.env.critique` (the multi-turn critique). ``openenv.yaml`` and the
+:mod:`~watercolour.env.critique` (the multi-turn critique; an episode of several turns:
+:func:`play_episode`, the reward rule :data:`EPISODE_REWARD_RULE`). ``openenv.yaml`` and the
 ``Dockerfile`` beside them deploy it as a Hugging Face Docker Space.
 """
 
@@ -20,6 +21,7 @@ from watercolour.env.client import (
     WatercolourEnv,
     from_observation,
     play_episode,
+    render_message,
     unavailable,
 )
 from watercolour.env.config import EnvConfig, EnvConfigError
@@ -46,5 +48,6 @@ __all__ = [
     "WatercolourState",
     "from_observation",
     "play_episode",
+    "render_message",
     "unavailable",
 ]

@@ -439,6 +439,21 @@ def play_episode(env: Any, policy: Policy, *, turns: int = MULTI_TURN_DEFAULT,
     return observation
 
 
+def render_message(observation: WatercolourObservation) -> dict[str, Any]:
+    """The observation's revision turn (the last of its ``prompt``) for a vision policy: the
+    render first, as an OpenAI-style ``image_url`` part with a ``data:`` URL, then the text;
+    the text alone when the observation carries no render."""
+    if not observation.prompt:
+        raise ValueError("this observation asks for no revision (the episode is over)")
+    message = dict(observation.prompt[-1])
+    if observation.png_base64:
+        message["content"] = [
+            {"type": "image_url",
+             "image_url": {"url": f"data:image/png;base64,{observation.png_base64}"}},
+            {"type": "text", "text": message["content"]}]
+    return message
+
+
 def _observation(result: Any) -> WatercolourObservation:
     """A client's ``StepResult`` or the in-process environment's observation: the
     observation."""

@@ -10,6 +10,8 @@ from typing import Any
 PAINT_LOW, PAINT_HIGH = 0.08, 0.75
 EDGES_BUSY = 0.5
 LUMA_DARK = 110.0
+UNCHANGED = "The picture is the same as last turn's."
+"""Said first when a revision renders to the very same picture as the turn before."""
 
 
 def critique(gate: dict[str, Any]) -> str:

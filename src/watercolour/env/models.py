@@ -31,12 +31,12 @@ default of :func:`watercolour.env.client.play_episode`): one sketch, one revisio
 
 EPISODE_REWARD_RULE = (
     "The episode's reward is the last turn's reward R_K, plus bonus * max(0, R_K - max(R_1, "
-    "floor)) when turn 1 passed the gate and was scored (status ok); nothing is added "
-    "otherwise. bonus is 0 unless configured (WATERCOLOUR_ENV_IMPROVEMENT_BONUS or the reset "
-    "option improvement_bonus); floor is WATERCOLOUR_ENV_IMPROVEMENT_FLOOR (0.3). A rejected "
-    "turn's reward is 0 and a revision is still allowed; an unavailable turn ends the episode "
-    "with reward null, never 0. Until the last turn, an observation's reward is that turn's "
-    "own reward.")
+    "floor)) when turn 1 passed the gate and was scored (status ok), at most 1 in all; "
+    "nothing is added otherwise. bonus is 0 unless configured "
+    "(WATERCOLOUR_ENV_IMPROVEMENT_BONUS or the reset option improvement_bonus); floor is "
+    "WATERCOLOUR_ENV_IMPROVEMENT_FLOOR (0.3). A rejected turn's reward is 0 and a revision "
+    "is still allowed; an unavailable turn ends the episode with reward null, never 0. "
+    "Until the last turn, an observation's reward is that turn's own reward.")
 """The episode's reward, in words (every step's observation carries it in its metadata)."""
 
 

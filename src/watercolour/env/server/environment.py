@@ -24,8 +24,8 @@ costs no render.
 **The episode's reward** (:func:`episode_reward`, stated in every step's
 ``metadata["episode"]["rule"]``)::
 
-    R = R_K + bonus * max(0, R_K - max(R_1, floor))   when turn 1's status is ok
-    R = R_K                                          otherwise (and always when K = 1)
+    R = min(1, R_K + bonus * max(0, R_K - max(R_1, floor)))   when turn 1's status is ok
+    R = R_K                                                   otherwise (and when K = 1)
 
 ``R_K`` is the last turn's reward, ``R_1`` the first's; ``bonus`` is
 ``WATERCOLOUR_ENV_IMPROVEMENT_BONUS`` (default **0**: the episode's reward is simply the last
@@ -65,7 +65,7 @@ from openenv.core.env_server.interfaces import Environment
 
 from watercolour.env.cache import RenderCache
 from watercolour.env.config import EnvConfig
-from watercolour.env.critique import critique
+from watercolour.env.critique import UNCHANGED, critique
 from watercolour.env.models import (
     EPISODE_REWARD_RULE,
     TurnRecord,
@@ -91,14 +91,15 @@ def episode_reward(history: list[TurnRecord], bonus: float = 0.0, floor: float =
                    ) -> tuple[float | None, float]:
     """The episode's reward and the bonus in it (see the module docstring): the last turn's
     reward, plus ``bonus * max(0, R_K - max(R_1, floor))`` when turn 1 passed the gate and
-    was scored; None (and no bonus) when any turn was unavailable."""
+    was scored, at most 1 in all; None (and no bonus) when any turn was unavailable."""
     if not history or any(t.status == "unavailable" or t.reward is None for t in history):
         return None, 0.0
     first, last = history[0], history[-1]
     paid = 0.0
     if len(history) > 1 and bonus > 0 and first.status == "ok":
-        paid = bonus * max(0.0, last.reward - max(first.reward, floor))
-    return (last.reward + paid if paid else last.reward), paid
+        paid = min(bonus * max(0.0, last.reward - max(first.reward, floor)),
+                   1.0 - last.reward)  # the reward stays in [0, 1] (openenv.yaml)
+    return (last.reward + paid if paid > 0 else last.reward), max(paid, 0.0)
 
 
 class Service:
@@ -305,9 +306,11 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         gate = data.get("gate") or {}
         turn = state.turn + 1
         done = turn >= state.max_turns or evaluation.status == "unavailable"
-        note = critique(gate)
         reply_sha = hashlib.sha256(action.reply.encode("utf-8")).hexdigest()
         render_sha = hashlib.sha256(evaluation.png).hexdigest() if evaluation.png else None
+        note = critique(gate)
+        if render_sha and state.history and state.history[-1].render_sha256 == render_sha:
+            note = f"{UNCHANGED} {note}"
         record = TurnRecord(
             turn=turn, status=evaluation.status, reward=evaluation.reward,
             passed=gate.get("passed"), violations=list(gate.get("violations") or []),
