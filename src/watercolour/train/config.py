@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -40,6 +41,10 @@ DENSE_TARGET_MODULES: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj",
                                          "gate_proj", "up_proj", "down_proj")
 """The usual LoRA module list, written for dense attention + MLP models."""
 MIXES = tuple(PRESETS)
+RESUME_LOCAL = "local"
+"""``--resume`` without a value: the last checkpoint in ``--out``."""
+REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
+"""A Hub repository id, ``owner/name``."""
 
 
 @dataclass
@@ -101,9 +106,17 @@ class RunArguments:
                 "the one-line request alone (for tiny models)."})
     n_episodes: int = field(default=240, metadata={
         "help": "Prompts in the training dataset (each gives one group of num_generations)."})
-    resume: bool = field(default=False, metadata={
-        "help": "Resume from the last checkpoint in --out (rollouts and metrics of the steps "
-                "after it are dropped and redone: nothing lost, nothing twice)."})
+    resume: str | None = field(default=None, metadata={
+        "nargs": "?", "const": RESUME_LOCAL,
+        "help": "--resume alone: resume from the last checkpoint in --out (rollouts and "
+                "metrics of the steps after it are dropped and redone: nothing lost, nothing "
+                "twice). --resume OWNER/NAME: first pull that Hub repository's latest "
+                "checkpoint, metrics.csv and rollouts (what --push-to-hub keeps there during a "
+                "run) into --out, then the same."})
+    hub_sync_minutes: float = field(default=10.0, metadata={
+        "help": "With --push-to-hub: minutes between the uploads of metrics.csv, run.json and "
+                "the rollouts to the repository while the run goes on (and once at the end, "
+                "or after a failure); checkpoints go up as they are saved (--hub-strategy)."})
     dry_run: bool = field(default=False, metadata={
         "help": "Print the resolved configuration, the reward set-up and the LoRA plan "
                 "(built on the meta device: no weights), then exit."})
@@ -125,6 +138,15 @@ class RunArguments:
             if getattr(self, name) < 1:
                 raise InputError(f"--{name.replace('_', '-')} must be at least 1, got "
                                  f"{getattr(self, name)}")
+        if self.resume in (True, "true", "True", "yes", "1", RESUME_LOCAL):
+            self.resume = RESUME_LOCAL
+        elif self.resume in (False, None, "", "false", "False", "no", "0"):
+            self.resume = None
+        elif not REPO_ID.match(str(self.resume)):
+            raise InputError(f"--resume takes nothing (the last checkpoint in --out) or a Hub "
+                             f"repository id owner/name, got {self.resume!r}")
+        if self.hub_sync_minutes <= 0:
+            raise InputError(f"--hub-sync-minutes must be positive, got {self.hub_sync_minutes}")
         if self.env_timeout_s <= 0 or self.render_deadline_s <= 0 or self.env_retries < 0:
             raise InputError("timeouts must be positive and retries at least 0")
         if self.all_linear and not self.lora:
@@ -176,6 +198,10 @@ class TrainArguments(GRPOConfig):
         "help": "Log (metrics.csv, trackio) every N steps."})
     save_steps: float = field(default=10, metadata={"help": "Checkpoint every N steps."})
     scale_rewards: str = _alias(_F["scale_rewards"], [], "none")
+    hub_strategy: str = _alias(_F["hub_strategy"], [], "checkpoint",
+                               "Here the default is 'checkpoint': with --push-to-hub each saved "
+                               "checkpoint also goes to last-checkpoint/ in the repository, "
+                               "what --resume OWNER/NAME pulls.")
 
     def __post_init__(self) -> None:
         # transformers refuses bf16 without a bf16 GPU while it builds the config; the
