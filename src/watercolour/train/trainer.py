@@ -6,7 +6,11 @@ the painting prompt with the watercolour reward, and leaves everything behind in
     OUT/rollouts/                every rollout as scored (JSONL + PNG), then a dataset
     OUT/checkpoint-N/            TRL checkpoints (--save-steps); --resume takes the last
     OUT/final/                   the adapter (or model) and tokenizer at the end
-    OUT/upload/                  with --push-to-hub: what is uploaded
+    OUT/upload/                  with --push-to-hub: what is uploaded at the end
+
+With ``--push-to-hub`` the repository is kept current during the run (checkpoints as they are
+saved, metrics and rollouts every ``--hub-sync-minutes``: :mod:`watercolour.train.sync`), and
+``--resume OWNER/NAME`` goes on from what it holds.
 
 All generations of a group share one seed (the same references); ``None`` rewards (the
 environment or a scorer failed) are dropped from their group by TRL (advantage 0).
@@ -209,6 +213,12 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
     metrics = MetricsCSV(out / "metrics.csv")
     checkpoint = None
     if run.resume:
+        from watercolour.train.config import RESUME_LOCAL
+
+        if run.resume != RESUME_LOCAL:
+            from watercolour.train.sync import pull_run
+
+            pull_run(run.resume, out, log=log)
         checkpoint = last_checkpoint(out)
         if checkpoint is None:
             raise FileNotFoundError(f"--resume: no checkpoint in {out}")
@@ -218,6 +228,9 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
             f"{dropped[1]} metric rows of the steps after it")
     elif rollouts.path.exists() or last_checkpoint(out) is not None:
         raise InputError(f"{out} already holds a run: add --resume, or choose another --out")
+    if training.trackio_space_id and "trackio" not in (training.report_to or []):
+        raise InputError("--trackio-space-id is where trackio logs: add --report-to trackio")
+    repo_id = None
     if training.push_to_hub:
         from watercolour.train.hub import hub_repo_id
 
@@ -238,7 +251,7 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
     from transformers import AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(model)
-    own_renderer = None
+    own_renderer = sync = None
     if rewarder is None and not run.env_url and renderer is None:
         own_renderer = renderer = Renderer(workers=run.render_workers,
                                            deadline_s=run.render_deadline_s).start()
@@ -253,19 +266,36 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
         functions = TrainingRewards(source, on_scored=rollouts.append,
                                     default_subject=run.subject)
         args = copy.copy(training)  # not dataclasses.replace: GRPOConfig's derived fields
-        args.push_to_hub = False  # the upload is ours, once, at the end
+        args.push_to_hub = False
+        if repo_id is not None:  # checkpoints as they are saved; metrics, rollouts every N min
+            from watercolour.train.sync import hub_training_args, start_sync
+
+            hub_training_args(args, repo_id)
+            sync = start_sync(repo_id, out, run.hub_sync_minutes,
+                              private=training.hub_private_repo)
         args.reward_weights = functions.weights()
         trainer = WatercolourGRPOTrainer(
             model=model, reward_funcs=functions.functions(), args=args,
             train_dataset=dataset(run), processing_class=tokenizer,
             peft_config=lora_config(run, model), callbacks=[metrics])
         trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
+        trainer.args.push_to_hub = False  # save_model would push OUT: the end's upload is ours
         trainer.save_model(str(out / "final"))
         tokenizer.save_pretrained(str(out / "final"))
         rollouts.to_dataset()
+    except BaseException:
+        if sync is not None:  # what the run did until it failed reaches the Hub, then it fails
+            try:
+                sync.close()
+                log("after the failure: metrics and rollouts synced to the Hub")
+            except Exception as err:
+                log(f"after the failure, the last sync failed too: {err!r}")
+        raise
     finally:
         if own_renderer is not None:
             own_renderer.close()
+    if sync is not None:
+        sync.close()  # a failed last sync fails the run: its results are not all on the Hub
     summary = {"out": str(out), "global_step": int(trainer.state.global_step),
                "rollouts": len(rollouts.records()), "metrics_rows": len(metrics.rows()),
                "advantages": trainer.advantage_log, "source_failures": source.failures}
