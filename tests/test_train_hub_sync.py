@@ -221,6 +221,7 @@ def test_resume_from_a_pulled_repository_goes_on_from_its_checkpoint(tmp_path, m
     # the repository a job left when it died after step 2 was scored and synced, before the
     # push of checkpoint-2: hub_strategy=checkpoint's last-checkpoint/ is step 1
     repo = tmp_path / "repo"
+    repo.mkdir()
     for name in ("metrics.csv", "run.json", "rollouts"):
         src = first / name
         (shutil.copytree if src.is_dir() else shutil.copy2)(src, repo / name)

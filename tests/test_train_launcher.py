@@ -72,3 +72,27 @@ def test_in_the_job_the_flags_reach_the_trainer(capsys):
     assert code == 0
     printed = capsys.readouterr().out
     assert '"layers_adapted": 40' in printed and '"max_steps": 110' in printed
+
+
+def test_use_vllm_adds_the_pinned_vllm_to_the_job():
+    from packaging.requirements import Requirement
+
+    from watercolour.train.launch import VLLM, expand_recipe, launch_command
+
+    full = expand_recipe(["--config", "full-35b", "--out", "me/watercolour-grpo"])
+    assert VLLM not in launch_command(full, None)
+    command = launch_command([*full, "--use-vllm"], "watercolour[train]")
+    assert command[command.index("--") - 2:command.index("--")] == ["--with", VLLM]
+    assert VLLM not in launch_command([*full, "--use_vllm", "false"], None)
+    # the job's vLLM is the constraints' pin, inside the vllm extra's range
+    pins = dict(line.split("#")[0].strip().split("==")
+                for line in (ROOT / "constraints.txt").read_text().splitlines()
+                if line.split("#")[0].strip())
+    assert VLLM.split("==") == ["vllm", pins["vllm"]]
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]["vllm"]
+    assert Requirement(extra[0]).specifier.contains(pins["vllm"])
+    # TRL's supported range: 0.22 to 0.31
+    from packaging.version import Version
+
+    assert Version("0.22") <= Version(pins["vllm"]) <= Version("0.31")
