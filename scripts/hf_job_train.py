@@ -25,8 +25,15 @@ runs ``hf jobs uv run scripts/hf_job_train.py --flavor h200 --timeout 48h --secr
 the pinned dependencies above (and ``--with`` the watercolour package itself), and this same
 file runs ``watercolour train <flags>``: the reward comes from the environment server
 (``--env-url``), so the job needs no browser. A ``--config RECIPE`` is expanded here into
-explicit flags, so the job needs no file from this checkout. The logic is
-:mod:`watercolour.train.launch`.
+explicit flags, so the job needs no file from this checkout. With ``--use-vllm`` among the
+flags the job also gets ``--with vllm==0.30.0`` (the ``vllm`` extra's pin: TRL 1.16's range,
+built for torch 2.13.0).
+
+With ``--push-to-hub`` the repository is current while the job runs (checkpoints as saved,
+metrics and rollouts every ``--hub-sync-minutes``); the job exits non-zero when the run fails
+(after one last sync) or is stopped, and a new job with ``--resume OWNER/NAME`` goes on from
+the last pushed checkpoint. The logic is :mod:`watercolour.train.launch` and
+:mod:`watercolour.train.sync`.
 """
 
 from __future__ import annotations
