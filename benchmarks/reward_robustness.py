@@ -355,6 +355,7 @@ def main() -> None:
     for png in fresh:
         reward_of(pool, judge, scorer, png, example_code, SUBJECT, 0)
     score_s = (time.monotonic() - t) / len(fresh)
+    copy_check = copy_distribution(pool, codes, gated)
     renderer.close()
 
     print("held-out accuracy (5-fold fits)...", flush=True)
@@ -388,7 +389,10 @@ def main() -> None:
         and gamed["pool_copy_string_12k"]["length"] <= gamed["pool_copy"]["length"],
         "every near-copy is caught": all(v["near_copy"] for v in copies.values()),
         "no pool painting is taken for a copy of another": not any(
-            r["near_copy"] for r in love_rows.values()),
+            r["near_copy"] for r in love_rows.values())
+        and copy_check["pool_vs_others"]["caught"] == 0,
+        "every small-edit copy of a pool painting is caught":
+            copy_check["copies_caught"] == copy_check["copies_made"],
         "hps slot: target, dots, another subject below the example": max(subject_blind)
         < example["hps"],
         "example as a daisy below itself on every draw": all(
@@ -420,6 +424,7 @@ def main() -> None:
                     "other_mean": round(statistics.mean(other), 4), "paintings": len(own),
                     "hps_own_mean": round(statistics.mean(hps_own), 4),
                     "hps_other_mean": round(statistics.mean(hps_other), 4)},
+        "copies": copy_check,
         "held_out": held,
         "consistency": {k: v for k, v in agree.items() if k != "per_pair"},
         "cost": {"score_s_per_rollout": round(score_s, 4),
@@ -434,6 +439,73 @@ def main() -> None:
     write_json_atomic(args.results, result)
     print_table(result)
     print(f"wrote {args.results}")
+
+
+COPY_EDITS: tuple[tuple[str, float], ...] = (
+    ("none", 0.0), ("jitter", 0.01), ("jitter", 0.03), ("jitter", 0.06), ("recolour", 0.02),
+    ("recolour", 0.06), ("rename", 0.0), ("rewrite", 0.0))
+"""The small edits the near-copy measurement makes to each pool painting it copies."""
+
+
+def copy_distribution(pool, codes: dict[str, str], gated, n_copied: int = 6
+                      ) -> dict[str, Any]:
+    """Where the near-copy thresholds sit: every pool painting against the others (each one
+    measured by a detector built without it) and copies of ``n_copied`` love paintings with
+    each of :data:`COPY_EDITS`, rendered at seed 0 (``gated(code, (0,))``)."""
+    import numpy as np
+
+    from watercolour.rewards.copies import CopyDetector
+    from watercolour.rewards.redteam import edit_sketch
+    from watercolour.rewards.references import ReferencePool
+
+    pairs = []
+    for p in pool.paintings:
+        rest = ReferencePool([q for q in pool.paintings if q.id != p.id], pool.source)
+        detector = CopyDetector.from_pool(rest)
+        pairs.append((detector.sketch_similarity(codes[p.id])[1],
+                      detector.render_similarity(p.png)[1]))
+    full = CopyDetector.from_pool(pool)
+    copies = []
+    for p in pool.tier("love")[:n_copied]:
+        for edit, amount in COPY_EDITS:
+            code = edit_sketch(codes[p.id], edit, amount, 7)
+            pngs = gated(code, (0,))
+            if pngs is None:
+                continue
+            sketch_pid, sketch_sim = full.sketch_similarity(code)
+            render_pid, render_sim = full.render_similarity(pngs[0])
+            found = full.check(code, pngs[0])
+            copies.append({"painting": p.id, "edit": edit, "amount": amount,
+                           "sketch": sketch_sim, "sketch_of": sketch_pid == p.id,
+                           "render": render_sim, "render_of": render_pid == p.id,
+                           "caught": found is not None})
+
+    def summary(values: list[float]) -> dict[str, float]:
+        v = np.array(values)
+        return {"max": round(float(v.max()), 4), "p99": round(float(np.percentile(v, 99)), 4),
+                "p90": round(float(np.percentile(v, 90)), 4),
+                "median": round(float(np.median(v)), 4), "min": round(float(v.min()), 4)}
+
+    by_edit: dict[str, dict] = {}
+    for c in copies:
+        row = by_edit.setdefault(f"{c['edit']}:{c['amount']:g}", {"sketch": [], "render": [],
+                                                                  "caught": 0, "n": 0})
+        row["sketch"].append(c["sketch"])
+        row["render"].append(c["render"])
+        row["caught"] += int(c["caught"])
+        row["n"] += 1
+    return {"thresholds": {"sketch": full.sketch_threshold, "render": full.render_threshold},
+            "pool_vs_others": {"sketch": summary([a for a, _ in pairs]),
+                               "render": summary([b for _, b in pairs]),
+                               "caught": sum(1 for a, b in pairs
+                                             if a >= full.sketch_threshold
+                                             or b >= full.render_threshold),
+                               "paintings": len(pairs)},
+            "copies": {k: {"sketch_min": round(min(v["sketch"]), 4),
+                           "render_min": round(min(v["render"]), 4),
+                           "caught": f"{v['caught']}/{v['n']}"} for k, v in by_edit.items()},
+            "copies_caught": sum(c["caught"] for c in copies), "copies_made": len(copies),
+            "rows": copies}
 
 
 def score_before(revision: str, pool: str, candidates: dict) -> dict[str, Any] | None:

@@ -7,10 +7,15 @@ Real sketches (the hand-made examples, the procedural painter's, the red team's)
 from __future__ import annotations
 
 import pytest
+from robust_support import flower, flower_pool
 
 from watercolour.examples import load_example
+from watercolour.rewards import Mix, RewardConfig, Rewarder, draw_references
+from watercolour.rewards.copies import RENDER_THRESHOLD, SKETCH_THRESHOLD, CopyDetector
+from watercolour.rewards.hps.offline import PoolBandedAestheticScorer
 from watercolour.rewards.length import count_tokens, length_term, painting_code
-from watercolour.rewards.redteam import gamed_sketch, padded, padded_with_string
+from watercolour.rewards.redteam import edit_sketch, gamed_sketch, padded, padded_with_string
+from watercolour.rewards.references import ReferencePool, subject_key
 
 EXAMPLE = load_example("peach_hibiscus")
 
@@ -120,3 +125,160 @@ def test_the_hand_made_examples_sit_on_the_ramp():
     for name in ("peach_hibiscus", "sunflower", "lotus", "tulips", "red_poppies"):
         raw = length_term(load_example(name))["raw"]
         assert 0.1 < raw < 0.4, (name, raw)
+
+
+# ---------------------------------------------------------------- near copies
+
+
+def _procedural(seed: int, subject: str = "a peach hibiscus") -> str:
+    from watercolour.pool.procedural import plan_painting, sketch
+
+    return sketch(plan_painting(seed, subject, variant="good"))
+
+
+def _sketch_pool(n: int = 6) -> ReferencePool:
+    """Pool rows carrying real procedural sketches (pictures: generated flowers; the sketch
+    comparison does not look at them)."""
+    rows = [{"id": f"p{i}", "tier": "love" if i % 2 else "okay", "subject": "a peach hibiscus",
+             "sketch": _procedural(i), "png": flower(i)} for i in range(n)]
+    return ReferencePool.from_rows(rows, source="sketches")
+
+
+def test_a_pool_sketch_handed_back_is_a_near_copy_by_sketch():
+    pool = _sketch_pool()
+    detector = CopyDetector.from_pool(pool)
+    code = pool.get("p3").sketch
+    for edit, amount in (("none", 0), ("rename", 0), ("recolour", 0.02)):
+        copy = edit_sketch(code, edit, amount, 5)
+        pid, sim = detector.sketch_similarity(copy)
+        assert pid == "p3" and sim >= SKETCH_THRESHOLD, (edit, sim)
+        found = detector.check(copy, None)
+        assert found is not None and found.kind == "sketch" and found.painting == "p3"
+    assert detector.sketch_similarity(padded_with_string(code, 12000))[1] >= SKETCH_THRESHOLD
+    # another painting by the same painter, with the same helpers, is not a copy
+    for seed in (20, 21, 22):
+        fresh = _procedural(seed)
+        assert detector.sketch_similarity(fresh)[1] < SKETCH_THRESHOLD, seed
+        assert detector.check(fresh, None) is None
+    # a pool painting measured against the others is not a copy of any of them
+    for p in pool.paintings:
+        assert detector.check(p.sketch, None, exclude=[p.id]) is None
+
+
+def test_a_near_copy_is_found_by_its_render(renderer):
+    """Rewritten code (names changed, every number a sum) shares little with the pool's sketch
+    but paints the same picture, at another render seed: found by render; a painting of the
+    same subject by the same painter is not."""
+    code = _procedural(1)
+    pool_png = renderer.render(code, seed=3).png
+    other_png = renderer.render(_procedural(2), seed=3).png
+    pool = ReferencePool.from_rows([
+        {"id": "copied", "tier": "love", "subject": "a peach hibiscus", "sketch": code,
+         "png": pool_png},
+        {"id": "other", "tier": "okay", "subject": "a peach hibiscus", "sketch": _procedural(2),
+         "png": other_png}])
+    detector = CopyDetector.from_pool(pool)
+    rewritten = edit_sketch(code, "rewrite", 0.0, 1)
+    assert detector.sketch_similarity(rewritten)[1] < SKETCH_THRESHOLD
+    png = renderer.render(rewritten, seed=0).png
+    pid, sim = detector.render_similarity(png)
+    assert pid == "copied" and sim >= RENDER_THRESHOLD
+    found = detector.check(rewritten, png)
+    assert found is not None and found.kind == "render" and found.painting == "copied"
+    fresh = _procedural(30)
+    assert detector.check(fresh, renderer.render(fresh, seed=0).png) is None
+
+
+def test_the_rewarder_pays_a_near_copy_gate_and_length_only(renderer):
+    code = _procedural(1)
+    pngs = {i: renderer.render(_procedural(i), seed=0).png for i in (1, 2, 3, 4)}
+    pool = ReferencePool.from_rows([
+        {"id": f"p{i}", "tier": "love" if i < 3 else "okay", "subject": "a peach hibiscus",
+         "sketch": _procedural(i), "png": png} for i, png in pngs.items()])
+    config = RewardConfig.from_env({}, mix=Mix.preset("hps-only"))
+    rewarder = Rewarder(config, pool=pool, renderer=renderer)
+    reply = f"```javascript\n{code}\n```"
+    copied, painted, broken = rewarder.evaluate_group(
+        [reply, EXAMPLE, "function setup() { createCanvas(512, 512, WEBGL); }"],
+        subject="a peach hibiscus", seed=0)
+    record = copied.to_dict()
+    assert copied.status == "ok" and record["near_copy"]["painting"] == "p1"
+    assert record["components"]["hps"]["raw"] == 0.0
+    assert record["components"]["hps"]["zeroed"] == "near_copy"
+    assert record["components"]["hps"]["called"] is False
+    length = record["components"]["length"]["raw"]
+    assert copied.reward == pytest.approx(0.05 + 0.05 * length) and copied.reward <= 0.1
+    assert painted.status == "ok" and painted.to_dict()["near_copy"] is None
+    assert painted.reward > 0.5 > copied.reward
+    assert broken.status == "rejected" and broken.reward == 0.0  # three outcomes, as before
+    assert broken.to_dict()["near_copy"] is None
+
+
+def test_the_copy_thresholds_are_settings():
+    config = RewardConfig.from_env({"WATERCOLOUR_COPY_SKETCH": "2",
+                                    "WATERCOLOUR_COPY_RENDER": "0.99"})
+    assert (config.copy_sketch, config.copy_render) == (2.0, 0.99)
+    assert RewardConfig.from_env({}).copy_sketch == SKETCH_THRESHOLD
+    pool = _sketch_pool()
+    off = CopyDetector.from_pool(pool, sketch_threshold=2.0, render_threshold=2.0)
+    assert off.check(pool.get("p1").sketch, pool.get("p1").png) is None
+
+
+# ---------------------------------------------------------------- the subject
+
+
+def test_references_are_drawn_from_the_asked_subject():
+    pool = flower_pool(3)
+    for seed in range(10):
+        refs = draw_references(pool, seed, 4, subject="a gold sunflower")
+        assert all(subject_key(p.subject) == "sunflower" for p in refs.paintings)
+        assert refs.tiers == ["love", "love", "okay", "okay"]
+        assert draw_references(pool, seed, 4, subject="a red rose").ids == \
+            draw_references(pool, seed, 4).ids  # a subject the pool lacks: the whole pool
+    thin = ReferencePool([p for p in pool.paintings if p.id != "sunflower-love-1"
+                          and p.id != "sunflower-love-2"])
+    refs = draw_references(thin, 0, 4, subject="a gold sunflower")
+    assert [subject_key(p.subject) for p in refs.paintings][:2].count("sunflower") == 1
+
+
+def _dots(seed: int, size: int = 160) -> bytes:
+    """Soft dots in the hibiscus palette, heaped round the centre (no flower's form)."""
+    import io
+    import math
+    import random
+
+    from PIL import Image, ImageDraw, ImageFilter
+
+    rng = random.Random(seed)
+    image = Image.new("RGBA", (size, size), (246, 240, 228, 255))
+    colours = [(240, 170, 130), (236, 140, 110), (150, 40, 50), (110, 160, 90)]
+    for i in range(24):
+        sheet = Image.new("RGBA", (size, size), (0, 0, 0, 0))
+        r = size * 0.3 * math.sqrt(rng.random())
+        a = rng.uniform(0, 2 * math.pi)
+        x, y, d = size / 2 + r * math.cos(a), size / 2 + r * math.sin(a), size * 0.07
+        ImageDraw.Draw(sheet).ellipse((x - d, y - d, x + d, y + d),
+                                      fill=(*colours[i % 4], 120))
+        image = Image.alpha_composite(image, sheet.filter(ImageFilter.GaussianBlur(1.5)))
+    buffer = io.BytesIO()
+    image.convert("RGB").save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def test_the_offline_scorer_knows_the_subject():
+    pool = flower_pool(5)
+    scorer = PoolBandedAestheticScorer.fit(pool)
+    blind = PoolBandedAestheticScorer(scorer.bands)
+    hibiscus = flower(11, "a peach hibiscus")
+    sunflower = flower(11, "a gold sunflower")
+    as_asked = scorer.score([hibiscus], "a peach hibiscus, a watercolour painting")[0].unit
+    assert as_asked > 0.8
+    assert scorer.value(sunflower, "a gold sunflower") > 0.8
+    assert scorer.value(sunflower, "a peach hibiscus") < as_asked - 0.2
+    assert scorer.value(hibiscus, "a gold sunflower") < as_asked - 0.2
+    assert blind.value(sunflower, "a peach hibiscus") == blind.value(sunflower)  # as it was
+    dots = [_dots(s) for s in range(4)]
+    assert max(scorer.value(d, "a peach hibiscus") for d in dots) < as_asked
+    details = scorer.details(sunflower, "a peach hibiscus")
+    assert details["subject_factor"] < 0.5
+    assert details["distances"]["other"] < details["distances"]["own"]
