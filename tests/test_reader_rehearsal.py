@@ -4,7 +4,8 @@ The package is built as a wheel; a fresh virtual environment gets only papermill
 and jupytext (from the package index, pip's cache reused); in an empty folder outside the
 repository, the chapters 01, 03, 04 and 05 *as published for Colab* (``watercolour book
 export``: no outputs, the badge naming itself) are executed with ``package=<the wheel>``, so
-each chapter's install cell installs what that chapter imports, from nothing. Chromium is
+each chapter's install cell installs what that chapter imports, from nothing but what Colab
+has preinstalled (numpy, pillow, matplotlib at Colab's versions, which it keeps). Chromium is
 Debian's, given by ``WATERCOLOUR_CHROMIUM`` (no download here). The GPU chapters' install cells
 (06, 07, 09) are checked for what they would install (a dry run in the same environment).
 
@@ -50,6 +51,11 @@ EXPECTED_EXTRAS = {"01_the_medium": ["book"], "03_environment_and_gates": ["book
 GPU_CHAPTERS = {"06_smoke_run": ["book", "train"], "07_full_run": ["book", "train"],
                 "09_rollouts": ["book", "train"]}
 READER_TOOLS = ["papermill", "ipykernel", "jupytext"]
+COLAB_PREINSTALLED = {"numpy": "2.0.2", "pillow": "11.3.0", "matplotlib": "3.10.0"}
+"""What Colab has before the first cell (at the time of writing): installing the package must
+keep them (pyproject.toml declares ranges that hold them)."""
+VERSIONS = ("import importlib.metadata as m, json, sys\n"
+            "print(json.dumps({n: m.version(n) for n in sys.argv[1:]}))\n")
 
 
 def _build_wheel(out: Path) -> Path:
@@ -93,9 +99,10 @@ def test_a_reader_runs_the_published_chapters_from_the_wheel(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "-q", *READER_TOOLS], check=True,
-                   capture_output=True, text=True)
-    record["reader_tools"] = {"packages": READER_TOOLS,
+    colab_like = [f"{name}=={version}" for name, version in COLAB_PREINSTALLED.items()]
+    subprocess.run([str(python), "-m", "pip", "install", "-q", *READER_TOOLS, *colab_like],
+                   check=True, capture_output=True, text=True)
+    record["reader_tools"] = {"packages": READER_TOOLS + colab_like,
                               "seconds": round(time.perf_counter() - t0, 1)}
     probe = subprocess.run([str(python), "-c", "import watercolour"], capture_output=True)
     assert probe.returncode != 0, "the reader's environment starts without watercolour"
@@ -133,8 +140,12 @@ def test_a_reader_runs_the_published_chapters_from_the_wheel(tmp_path):
     # comes with the chapter that starts the server; the later ones find all they need
     first = chapters["01_the_medium"]["install"]
     assert first["requirement"] == f"watercolour[book] @ {wheel.as_uri()}"
-    assert {"matplotlib", "jupyter-book", "playwright", "numpy"} <= {
-        re.split(r"[<>=!~ ]", m)[0] for m in first["missing"]}
+    first_missing = {re.split(r"[<>=!~ ]", m)[0] for m in first["missing"]}
+    assert {"jupyter-book", "playwright", "datasets"} <= first_missing
+    assert not first_missing & set(COLAB_PREINSTALLED), "Colab's own versions satisfy the ranges"
+    kept = subprocess.run([str(python), "-c", VERSIONS, *COLAB_PREINSTALLED], check=True,
+                          capture_output=True, text=True).stdout
+    assert json.loads(kept) == COLAB_PREINSTALLED, "installing the package replaced them"
     gates = chapters["03_environment_and_gates"]["install"]
     assert gates["requirement"] == f"watercolour[book,env] @ {wheel.as_uri()}"
     assert {re.split(r"[<>=!~ ]", m)[0] for m in gates["missing"]} == {"openenv", "uvicorn"}
