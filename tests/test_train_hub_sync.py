@@ -27,11 +27,13 @@ OID = "a" * 40
 
 
 class FakeHub:
-    """The three Hub routes a commit takes (create the repository, ask how to upload each
-    file: 'regular', i.e. inline; the commit), recording every commit's files."""
+    """The Hub routes a commit takes (create the repository, check a README's metadata, ask
+    how to upload each file: 'regular', i.e. inline; the commit), recording every commit's
+    files and every README checked."""
 
     def __init__(self) -> None:
         self.commits: list[dict] = []
+        self.validated: list[dict] = []
         self.fail_commits = False
         hub = self
 
@@ -56,6 +58,9 @@ class FakeHub:
                     request = json.loads(body)
                     name = f"{request.get('organization')}/{request['name']}"
                     return self._reply(200, {"url": f"{hub.url}/{name}", "name": name})
+                if self.path == "/api/validate-yaml":
+                    hub.validated.append(json.loads(body))
+                    return self._reply(200, {})
                 parts = self.path.split("/")  # /api/models/OWNER/NAME/(preupload|commit)/REV
                 if parts[5:6] == ["preupload"]:
                     files = json.loads(body)["files"]
@@ -67,7 +72,7 @@ class FakeHub:
                         return self._reply(500, {"error": "the Hub is down"})
                     lines = [json.loads(x) for x in body.decode().splitlines() if x.strip()]
                     hub.commits.append({
-                        "repo": f"{parts[3]}/{parts[4]}", "message": lines[0]["value"]["summary"],
+                        "repo": f"{parts[3]}/{parts[4]}", "type": parts[2], "message": lines[0]["value"]["summary"],
                         "files": {x["value"]["path"]: base64.b64decode(x["value"]["content"])
                                   for x in lines if x["key"] == "file"}})
                     return self._reply(200, {

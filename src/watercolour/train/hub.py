@@ -1,10 +1,12 @@
 """``--push-to-hub``: one folder holding what a run publishes, then one upload.
 
 :func:`build_upload_folder` makes ``OUT/upload/``: the adapter (or the full model) with its
-tokenizer, a model card (``README.md``: base model, recipe, reward, LoRA plan, final
-metrics), ``metrics.csv``, ``run.json`` (the resolved configuration and versions) and the
-rollouts as a dataset (``rollouts/data/train-00000-of-00001.parquet``, renders embedded).
-:func:`push_folder` uploads it to a model repository (the only step that needs the network).
+tokenizer, a model card (``README.md``, built with ``huggingface_hub``'s ``ModelCard``: base
+model, library, recipe, reward, LoRA plan, final metrics, curves, links), ``metrics.csv``,
+``run.json`` (the resolved configuration and versions), ``curves/`` and the rollouts as a
+dataset (``rollouts/``: ``data/train-00000-of-00001.parquet``, renders embedded, and its own
+card). :func:`push_folder` uploads the folder to a model repository and ``rollouts/`` to a
+dataset repository of its own (the only step that needs the network).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import csv
 import json
 import re
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,24 +46,72 @@ def _last_metrics(metrics_csv: Path) -> dict[str, str]:
     return rows[-1] if rows else {}
 
 
-def model_card(record: dict[str, Any], metrics: dict[str, str], repo_id: str) -> str:
+BASE_MODELS = {"builtin:smollm2-135m-instruct": "HuggingFaceTB/SmolLM2-135M-Instruct"}
+"""Builtin policies converted from a published model: the card names the published one."""
+
+
+def _hub_id(name: str | None) -> str | None:
+    """``name`` when it reads as a Hub id (``owner/name``, not a local folder), else None."""
+    if not name or not REPO_ID.match(name) or Path(name).exists():
+        return None
+    return name
+
+
+def base_model_id(name: str | None) -> str | None:
+    """The Hub id of the weights a run started from: the published model of a builtin
+    converted from one, the id itself, else None (a random miniature, a local folder)."""
+    return BASE_MODELS.get(name or "") or _hub_id(name)
+
+
+def rollouts_repo_id(repo_id: str) -> str:
+    """The dataset repository that holds a run's rollouts: ``OWNER/NAME-rollouts``."""
+    return f"{repo_id}-rollouts"
+
+
+def model_card(record: dict[str, Any], metrics: dict[str, str], repo_id: str,
+               curves: Sequence[str] = ()) -> str:
+    """The run's ``README.md``, built with ``huggingface_hub``'s ``ModelCard``: metadata the
+    Hub reads (base model, library, datasets: the pool when it is on the Hub and the rollouts'
+    repository), the recipe, the reward, the LoRA plan, the last step and the ``curves``
+    (paths of PNGs in the folder)."""
+    from huggingface_hub import ModelCard, ModelCardData
+
     run = record.get("config", {}).get("run", {})
     training = record.get("config", {}).get("training", {})
     reward = record.get("reward", {})
     plan = record.get("lora_plan") or {}
+    lora = bool(run.get("lora"))
+    base = base_model_id(run.get("model_name_or_path"))
+    datasets = [d for d in (_hub_id(run.get("pool")), rollouts_repo_id(repo_id)) if d]
+    data = ModelCardData(base_model=base, library_name="peft" if lora else "transformers",
+                         datasets=datasets, pipeline_tag="text-generation",
+                         tags=["watercolour", "grpo", "trl", "p5.brush"]
+                         + (["lora"] if lora else []))
     shown = ("step", "reward", "reward_std", "gate_pass_rate", "paint_fraction_mean",
              "none_count", "step_time")
     table = "\n".join(f"| {k} | {metrics[k]} |" for k in shown if metrics.get(k))
-    plan_line = (f"LoRA r={plan.get('r')} on `{plan.get('target_modules')}`: "
-                 f"{plan.get('layers_adapted')}/{plan.get('layers_total')} decoder layers "
-                 f"adapted, {plan.get('trainable_params'):,} trainable parameters, vision "
-                 f"tower adapted: {plan.get('vision_tower_adapted', False)}, routed "
-                 f"experts frozen: {plan.get('experts_frozen')}." if plan else
-                 "Full fine-tune (no LoRA).")
-    return f"""---
-base_model: {run.get('model_name_or_path')}
-library_name: peft
-tags: [watercolour, grpo, trl, p5.brush]
+    if plan:
+        trained = (f"LoRA r={plan.get('r')} on `{plan.get('target_modules')}`: "
+                   f"{plan.get('layers_adapted')}/{plan.get('layers_total')} decoder layers "
+                   f"adapted, {plan.get('trainable_params'):,} trainable parameters, vision "
+                   f"tower adapted: {plan.get('vision_tower_adapted', False)}, routed "
+                   f"experts frozen: {plan.get('experts_frozen')}.")
+    else:
+        trained = f"LoRA r={run.get('lora_r')}." if lora else "Full fine-tune (no LoRA)."
+    started = (f"`{base}`" if base else f"`{run.get('model_name_or_path')}` (not on the Hub)")
+    space = training.get("trackio_space_id")
+    links = [f"- Rollouts (image, sketch, reward, components, step, group): "
+             f"[{rollouts_repo_id(repo_id)}](https://huggingface.co/datasets/"
+             f"{rollouts_repo_id(repo_id)})"]
+    if _hub_id(run.get("pool")):
+        links.append(f"- Reference pool: [{run['pool']}](https://huggingface.co/datasets/"
+                     f"{run['pool']})")
+    if space:
+        links.append(f"- Training dashboard (trackio): "
+                     f"[{space}](https://huggingface.co/spaces/{space})")
+    figures = "\n\n".join(f"![{Path(c).stem}]({c})" for c in curves)
+    content = f"""---
+{data.to_yaml()}
 ---
 
 # {repo_id}
@@ -68,14 +119,19 @@ tags: [watercolour, grpo, trl, p5.brush]
 A policy trained with GRPO (TRL) to paint *{run.get('subject')}* in watercolour by writing
 p5.js + p5.brush sketches, rewarded by the watercolour environment.
 
-- Base model: `{run.get('model_name_or_path')}`
-- {plan_line}
+## Recipe
+
+- Base model: {started}
+- {trained}
 - Steps: {training.get('max_steps')}, {training.get('num_generations')} generations a group,
   learning rate {training.get('learning_rate')} ({training.get('lr_scheduler_type')}),
   `scale_rewards={training.get('scale_rewards')}`,
-  {training.get('max_completion_length')} completion tokens.
+  {training.get('max_completion_length')} completion tokens; the whole configuration is in
+  `run.json`.
 - Reward: the `{(reward.get('mix') or {}).get('name')}` mix, gate mode
   `{reward.get('gate_mode')}`, {reward.get('references')} references a group.
+
+{chr(10).join(links)}
 
 ## Last step
 
@@ -83,9 +139,47 @@ p5.js + p5.brush sketches, rewarded by the watercolour environment.
 |---|---|
 {table}
 
-Files: the adapter, `metrics.csv` (one row per step), `run.json` (configuration and
-versions), `rollouts/` (every rollout with its sketch, render and reward).
+{figures}
+
+Files: the {'adapter' if lora else 'model'}, `metrics.csv` (one row per step), `run.json`
+(configuration and versions), `curves/` (the curves above), `rollouts/` (every rollout with
+its sketch, render and reward, also published as the dataset above).
 """
+    return str(ModelCard(content))
+
+
+def rollouts_card(repo_id: str) -> str:
+    """The rollouts dataset's ``README.md``: one parquet split the Hub's viewer shows."""
+    return f"""---
+configs:
+- config_name: default
+  data_files:
+  - split: train
+    path: data/*.parquet
+tags: [watercolour, grpo, p5.brush]
+---
+
+# {rollouts_repo_id(repo_id)}
+
+Every rollout of the GRPO run [{repo_id}](https://huggingface.co/{repo_id}): the render
+(`image`), the sketch, the reward and its components (`*_score`), the gate's status and
+violations, the step, the group and the references it was judged against.
+"""
+
+
+def _write_curves(metrics_csv: Path, folder: Path) -> list[str]:
+    """The run's curves as PNGs in ``folder/curves`` (none without matplotlib or rows)."""
+    try:
+        from watercolour.analysis.curves import read_curve
+        from watercolour.analysis.plots import write_plots
+    except ImportError:  # a training job without the book's extra
+        return []
+    try:
+        curve = read_curve(metrics_csv)
+    except (FileNotFoundError, ValueError):
+        return []
+    written = write_plots(curve, folder / "curves", window=max(1, min(10, len(curve) // 3)))
+    return [f"curves/{Path(p).name}" for p in written]
 
 
 def build_upload_folder(out_dir: str | Path, repo_id: str,
@@ -112,16 +206,26 @@ def build_upload_folder(out_dir: str | Path, repo_id: str,
     data = folder / "rollouts" / "data"
     data.mkdir(parents=True)
     dataset.to_parquet(str(data / "train-00000-of-00001.parquet"))
+    (folder / "rollouts" / "README.md").write_text(rollouts_card(repo_id), encoding="utf-8")
+    curves = _write_curves(out / "metrics.csv", folder)
     (folder / "README.md").write_text(model_card(record, _last_metrics(out / "metrics.csv"),
-                                                 repo_id), encoding="utf-8")
+                                                 repo_id, curves), encoding="utf-8")
     return folder
 
 
-def push_folder(folder: str | Path, repo_id: str, private: bool | None = None) -> str:
-    """Upload ``folder`` to the model repository ``repo_id`` (created if needed)."""
+def push_folder(folder: str | Path, repo_id: str, private: bool | None = None,
+                api: Any = None) -> str:
+    """Upload ``folder`` to the model repository ``repo_id`` and its ``rollouts/`` to the
+    dataset repository :func:`rollouts_repo_id` (both created if needed)."""
     from huggingface_hub import HfApi
 
-    api = HfApi()
+    api = api if api is not None else HfApi()
+    rollouts = Path(folder) / "rollouts"
+    if rollouts.is_dir():
+        dataset = rollouts_repo_id(repo_id)
+        api.create_repo(dataset, repo_type="dataset", private=private, exist_ok=True)
+        api.upload_folder(repo_id=dataset, folder_path=str(rollouts), repo_type="dataset",
+                          commit_message="watercolour GRPO run: rollouts")
     api.create_repo(repo_id, repo_type="model", private=private, exist_ok=True)
     info = api.upload_folder(repo_id=repo_id, folder_path=str(folder), repo_type="model",
                              commit_message="watercolour GRPO run")
