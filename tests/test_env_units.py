@@ -177,6 +177,16 @@ def test_reset_draws_the_groups_references_from_the_seed(service):
 
 
 @pytest.mark.browser
+def test_the_references_reset_names_are_the_ones_the_step_is_judged_against(service):
+    """A subject of the pool's: reset draws from that subject's paintings, as the step does."""
+    for subject in ("a peach hibiscus", "a red poppy"):
+        env = WatercolourEnvironment(service)
+        ids = env.reset(seed=5, subject=subject).reference_ids
+        step = env.step(WatercolourAction(reply=REPLY))
+        assert list(ids) == list(step.breakdown["references"]["ids"]), subject
+
+
+@pytest.mark.browser
 def test_a_two_turn_episode(service):
     env = WatercolourEnvironment(service)
     env.reset(seed=3, subject="a hibiscus", max_turns=2, include_png=True)

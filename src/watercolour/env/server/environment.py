@@ -265,7 +265,7 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         bonus = config.improvement_bonus if improvement_bonus is None else improvement_bonus
         if isinstance(bonus, bool) or not isinstance(bonus, int | float) or not 0 <= bonus <= 1:
             raise ValueError(f"improvement_bonus must be a number from 0 to 1, got {bonus!r}")
-        references = self.service.rewarder.references(seed)
+        references = self.service.rewarder.references(seed, subject)
         self._state = WatercolourState(
             episode_id=str(episode_id or uuid.uuid4()), step_count=0, seed=seed,
             render_seed=render_seed, subject=subject,
