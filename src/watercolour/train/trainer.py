@@ -12,6 +12,11 @@ With ``--push-to-hub`` the repository is kept current during the run (checkpoint
 saved, metrics and rollouts every ``--hub-sync-minutes``: :mod:`watercolour.train.sync`), and
 ``--resume OWNER/NAME`` goes on from what it holds.
 
+Under ``accelerate launch`` (data parallel, ``recipes/accelerate/``) every process generates and
+scores its own share of the rollouts; the main process alone writes ``OUT`` (the scored batches
+of all processes are gathered to it for the rollout log: :func:`main_process_log`), builds a
+builtin model first, and syncs or uploads.
+
 All generations of a group share one seed (the same references); ``None`` rewards (the
 environment or a scorer failed) are dropped from their group by TRL (advantage 0).
 """
@@ -184,6 +189,25 @@ def last_checkpoint(out: Path) -> Path | None:
     return Path(found) if found else None
 
 
+def main_process_log(on_scored: Any, training: TrainArguments) -> Any:
+    """``on_scored`` for a run of ``training.world_size`` processes: with one, itself; with
+    more, a callback every process calls with its own scored batch, which gathers all of them
+    (in process order) to the main process, the only one that passes them on."""
+    if training.world_size <= 1:
+        return on_scored
+
+    from accelerate.utils import gather_object
+
+    def gathered(prompts: list[Any], completions: list[Any], evaluations: list[Any],
+                 step: int) -> None:
+        batches = gather_object([(list(prompts), list(completions), list(evaluations))])
+        if training.process_index == 0:
+            on_scored([p for b in batches for p in b[0]], [c for b in batches for c in b[1]],
+                      [e for b in batches for e in b[2]], step)
+
+    return gathered
+
+
 def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
           renderer: Any = None, log: Any = print) -> dict[str, Any]:
     """Run GRPO as configured; return a summary (out dir, steps, rows, advantages).
@@ -209,6 +233,7 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
         log(f"weights: {fits['params']:,} parameters in {fits['dtype']} = "
             f"{fits['weights_gib']} GiB of {fits['free_gib']} GiB free ({fits['device']})")
     out = Path(training.output_dir or "runs/train")
+    main = training.process_index == 0  # under accelerate launch only the main process writes
     rollouts = RolloutLog(out)
     metrics = MetricsCSV(out / "metrics.csv")
     checkpoint = None
@@ -222,10 +247,11 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
         checkpoint = last_checkpoint(out)
         if checkpoint is None:
             raise FileNotFoundError(f"--resume: no checkpoint in {out}")
-        step = int(checkpoint.name.rsplit("-", 1)[-1])
-        dropped = rollouts.truncate(step), metrics.truncate(step)
-        log(f"resuming from {checkpoint.name}: dropped {dropped[0]} rollouts and "
-            f"{dropped[1]} metric rows of the steps after it")
+        if main:
+            step = int(checkpoint.name.rsplit("-", 1)[-1])
+            dropped = rollouts.truncate(step), metrics.truncate(step)
+            log(f"resuming from {checkpoint.name}: dropped {dropped[0]} rollouts and "
+                f"{dropped[1]} metric rows of the steps after it")
     elif rollouts.path.exists() or last_checkpoint(out) is not None:
         raise InputError(f"{out} already holds a run: add --resume, or choose another --out")
     if training.trackio_space_id and "trackio" not in (training.report_to or []):
@@ -241,13 +267,15 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
               "load_dtype": training.load_dtype, "weights_check": fits,
               "lora_plan": plan_for(run, training) if run.lora else None,
               "versions": versions(), "argv": sys.argv}
-    write_json_atomic(out / "run.json", record)
+    if main:
+        write_json_atomic(out / "run.json", record)
     estimate = (record["lora_plan"] or {}).get("memory")
     if fits is not None and estimate and estimate["total_gib"] > fits["free_gib"]:
         log(f"warning: the memory estimate of a step ({estimate['total_gib']} GiB) is more than "
             f"the {fits['free_gib']} GiB free: the weights fit, a step may not")
 
-    model = resolve_model(run, out, training.seed)
+    with training.main_process_first(local=False, desc="building the model"):
+        model = resolve_model(run, out, training.seed)  # a builtin is built (cached) once
     from transformers import AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(model)
@@ -263,7 +291,7 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
         else:
             source = rewarder if isinstance(rewarder, GuardedRewarder) else \
                 GuardedRewarder(rewarder, config)
-        functions = TrainingRewards(source, on_scored=rollouts.append,
+        functions = TrainingRewards(source, on_scored=main_process_log(rollouts.append, training),
                                     default_subject=run.subject)
         args = copy.copy(training)  # not dataclasses.replace: GRPOConfig's derived fields
         args.push_to_hub = False
@@ -271,8 +299,9 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
             from watercolour.train.sync import hub_training_args, start_sync
 
             hub_training_args(args, repo_id)
-            sync = start_sync(repo_id, out, run.hub_sync_minutes,
-                              private=training.hub_private_repo)
+            if main:
+                sync = start_sync(repo_id, out, run.hub_sync_minutes,
+                                  private=training.hub_private_repo)
         args.reward_weights = functions.weights()
         trainer = WatercolourGRPOTrainer(
             model=model, reward_funcs=functions.functions(), args=args,
@@ -280,9 +309,10 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
             peft_config=lora_config(run, model), callbacks=[metrics])
         trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
         trainer.args.push_to_hub = False  # save_model would push OUT: the end's upload is ours
-        trainer.save_model(str(out / "final"))
-        tokenizer.save_pretrained(str(out / "final"))
-        rollouts.to_dataset()
+        trainer.save_model(str(out / "final"))  # the main process saves (TRL/transformers)
+        if main:
+            tokenizer.save_pretrained(str(out / "final"))
+            rollouts.to_dataset()
     except BaseException:
         if sync is not None:  # what the run did until it failed reaches the Hub, then it fails
             try:
@@ -299,6 +329,8 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
     summary = {"out": str(out), "global_step": int(trainer.state.global_step),
                "rollouts": len(rollouts.records()), "metrics_rows": len(metrics.rows()),
                "advantages": trainer.advantage_log, "source_failures": source.failures}
+    if not main:
+        return summary
     if training.push_to_hub:
         from watercolour.train.hub import build_upload_folder, push_folder
 
