@@ -15,8 +15,8 @@ CHAPTER = ROOT / "notebooks" / "04_building_the_pool.md"
 
 def test_the_chapter_declares_its_parameters():
     assert set(notebooks.notebook_parameters(CHAPTER)) == {
-        "n_paintings", "rounds", "canvas", "seed", "n_grid", "out_dir", "painter_models",
-        "critic_model", "base_url", "reference", "mode", "package"}
+        "n_paintings", "rounds", "canvas", "seed", "n_grid", "scripted_ratings", "out_dir",
+        "painter_models", "critic_model", "base_url", "reference", "mode", "package"}
 
 
 @pytest.mark.slow

@@ -17,8 +17,8 @@ CHAPTER = ROOT / "notebooks" / "05_reward_components.md"
 
 def test_the_chapter_declares_its_parameters():
     assert set(notebooks.notebook_parameters(CHAPTER)) == {
-        "n_examples", "pool", "references", "seed", "consistency_pairs", "judge_base_url",
-        "judge_model", "hps_url", "out_dir", "mode", "package"}
+        "n_examples", "pool", "pool_note", "references", "seed", "consistency_pairs",
+        "judge_base_url", "judge_model", "hps_url", "out_dir", "mode", "package"}
 
 
 @pytest.mark.slow

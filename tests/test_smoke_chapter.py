@@ -18,7 +18,7 @@ CHAPTER = ROOT / "notebooks" / "06_smoke_run.md"
 
 def test_the_chapter_declares_its_parameters_and_is_in_the_book():
     assert set(notebooks.notebook_parameters(CHAPTER)) == {
-        "mode", "live_steps", "mix", "pool", "results", "out_dir", "package"}
+        "mode", "live_steps", "mix", "pool", "pool_note", "results", "out_dir", "package"}
     assert "notebooks/06_smoke_run" in (ROOT / "_toc.yml").read_text()
 
 

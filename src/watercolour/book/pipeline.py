@@ -3,11 +3,12 @@ those executed notebooks (no second execution).
 
 :func:`run_chapters` reads ``_toc.yml``, runs each chapter (a MyST text notebook) from its text
 form into ``RUN/executed/<chapter>.ipynb`` and its results into ``RUN/results/<key>/``, in
-reading order, handing each chapter the artifacts of the ones before it (:data:`LINKS`: the pool
-chapter's build becomes the reward chapter's ``pool``, a training run's curve becomes the
-analysis chapter's ``curve``). :func:`build_html` lays the executed notebooks beside the front
-matter in ``RUN/book/`` and runs ``jupyter-book build`` there with execution off.
-``RUN/run.json`` records every chapter's parameters, time and outcome.
+reading order, handing each chapter the artifacts of the ones before it (:data:`LINKS`: a
+training run's curve becomes the analysis chapter's ``curve``; :data:`POOL_CHAPTERS`: the pool
+chapter's rated pool, or its starter pool, becomes the reward and training chapters' ``pool``).
+:func:`build_html` lays the executed notebooks beside the front matter in ``RUN/book/`` and
+runs ``jupyter-book build`` there with execution off. ``RUN/run.json`` records every chapter's
+parameters, time and outcome.
 """
 
 from __future__ import annotations
@@ -46,14 +47,24 @@ RESULT_KEYS = {
 listed writes to a folder named after it."""
 
 LINKS: dict[str, dict[str, tuple[str, ...]]] = {
-    "05_reward_components": {"pool": ("pool/build",)},
-    "06_smoke_run": {"pool": ("pool/build",)},
     "08_analysis_of_a_run": {"curve": ("train/curve.csv", "smoke/curve.csv"),
                              "rollouts": ("train/rollouts", "smoke/rollouts")},
     "09_rollouts": {"rollouts": ("smoke/rollouts", "train/rollouts")},
 }
 """Chapter -> parameter -> candidate artifacts (relative to ``RUN/results/``) from earlier
 chapters: the first that exists when the chapter starts is passed; none: its default stays."""
+
+POOL_CHAPTERS = ("05_reward_components", "06_smoke_run")
+"""Chapters whose ``pool`` the pipeline chooses (:func:`watercolour.pool.choice.choose_pool`):
+the pool chapter's rated pool (:data:`RATED_POOL`) when the judge can draw the chapter's
+``references`` from it, else its starter pool (:data:`STARTER_POOL`); the reason goes to the
+chapter's ``pool_note``. A ``pool`` given by the caller wins."""
+
+RATED_POOL = "pool/rated"
+"""Under ``RUN/results/``: the pool the pool chapter writes from a person's ratings."""
+
+STARTER_POOL = "pool/build"
+"""Under ``RUN/results/``: the pool chapter's build, tiered by the synthetic rule."""
 
 PUBLISHED = {"rollouts/gallery": "rollouts"}
 """Folders of chapter results (relative to ``RUN/results/``) copied into the built HTML
@@ -86,11 +97,13 @@ def chapter_parameters(chapter: Path, run_dir: Path, mode: str,
                        overrides: Mapping[str, Any] | None = None,
                        links: Mapping[str, Mapping[str, tuple[str, ...]]] = LINKS,
                        common: Mapping[str, Any] | None = None,
-                       package: str | None = None) -> dict[str, Any]:
+                       package: str | None = None,
+                       pool_chapters: tuple[str, ...] = POOL_CHAPTERS) -> dict[str, Any]:
     """The parameters the pipeline passes a chapter: its ``out_dir`` under ``RUN/results/``,
     the ``mode``, ``package`` (where its install cell installs from, when given), the artifacts
     of earlier chapters (``links``) that exist, then ``common`` (for every chapter) and
-    ``overrides`` (for this one). Only parameters the chapter declares are passed."""
+    ``overrides`` (for this one), and for ``pool_chapters`` the pool chosen for them (see
+    :data:`POOL_CHAPTERS`). Only parameters the chapter declares are passed."""
     declared = notebooks.notebook_parameters(chapter)
     results = run_dir / "results"
     params: dict[str, Any] = {}
@@ -106,7 +119,29 @@ def chapter_parameters(chapter: Path, run_dir: Path, mode: str,
             params[name] = str(found)
     params.update({k: v for k, v in (common or {}).items() if k in declared})
     params.update({k: v for k, v in (overrides or {}).items() if k in declared})
+    if chapter.stem in pool_chapters and "pool" in declared and "pool" not in params:
+        params.update(_chosen_pool(results, declared, params))
     return params
+
+
+def _chosen_pool(results: Path, declared: Mapping[str, str],
+                 params: Mapping[str, Any]) -> dict[str, Any]:
+    """``pool`` (and ``pool_note``, where declared) from :func:`choose_pool`; nothing when
+    neither pool exists (the chapter's default stays)."""
+    from watercolour.pool.choice import choose_pool
+    from watercolour.rewards.config import RewardConfig
+
+    try:
+        references = int(params.get("references", declared.get("references")))
+    except (TypeError, ValueError):
+        references = RewardConfig.from_env().references
+    choice = choose_pool(results / RATED_POOL, results / STARTER_POOL, references)
+    if not choice.path.exists():
+        return {}
+    chosen: dict[str, Any] = {"pool": str(choice.path)}
+    if "pool_note" in declared:
+        chosen["pool_note"] = str(choice)
+    return chosen
 
 
 def run_chapters(
@@ -170,6 +205,8 @@ def run_chapters(
                             parameters=params)
         runs.append(record)
         say(f"[{number}/{len(selected)}] {chapter.stem}: running")
+        if params.get("pool_note"):
+            say(f"[{number}/{len(selected)}] {chapter.stem}: {params['pool_note']}")
         t0 = time.perf_counter()
         try:
             executed = notebooks.run_notebook(chapter, run / "executed", params, kernel=kernel,

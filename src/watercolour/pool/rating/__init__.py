@@ -20,7 +20,12 @@ Modules, one job each: :mod:`~watercolour.pool.rating.items` (what is rated),
 
 from watercolour.pool.rating.items import Item, items_from_build, items_from_pool
 from watercolour.pool.rating.log import ACTIONS, RATINGS, RatingLog
-from watercolour.pool.rating.rated_pool import rated_rows, rating_summary, write_rated_pool
+from watercolour.pool.rating.rated_pool import (
+    rated_rows,
+    rating_summary,
+    refresh_rated_pool,
+    write_rated_pool,
+)
 from watercolour.pool.rating.widget import RatingWidget, summary_view
 
 __all__ = [
@@ -33,6 +38,7 @@ __all__ = [
     "items_from_pool",
     "rated_rows",
     "rating_summary",
+    "refresh_rated_pool",
     "summary_view",
     "write_rated_pool",
 ]

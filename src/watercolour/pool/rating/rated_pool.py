@@ -69,3 +69,26 @@ def write_rated_pool(items: Sequence[Item], log: RatingLog, folder: str | os.Pat
                   source=f"the ratings in {log.path}")
     note = f"Rated by {log.rater} with the watercolour rating widget."
     return write_pool_folder(rows, folder, card=default_card(len(rows), note))
+
+
+def refresh_rated_pool(items: Sequence[Item], log: RatingLog, folder: str | os.PathLike[str],
+                       references: int) -> tuple[Path | None, str]:
+    """Keep the pool folder in step with the log: write it (atomically) when the ratings so
+    far give the judge enough ``love`` and ``okay`` paintings for ``references`` a group, else
+    remove an older one, which the log no longer backs. Rating half the paintings is enough:
+    the log keeps every rating, and the next call adds the rest. Returns the folder (``None``
+    when there is no pool) and one sentence saying which."""
+    import shutil
+
+    from watercolour.errors import InputError
+
+    target = Path(folder)
+    summary = rating_summary(items, log)
+    rated = f"{summary['love']} love, {summary['okay']} okay of {summary['rated']} rated"
+    try:
+        write_rated_pool(items, log, target, references=references)
+    except InputError as err:
+        if target.exists():
+            shutil.rmtree(target)
+        return None, f"no rated pool ({rated}): {err}"
+    return target, f"rated pool written to {target} ({rated})"
