@@ -1,20 +1,36 @@
-"""GPU checks of the training program (needs a CUDA GPU with bf16; not runnable on a CPU).
+"""The GPU check of the published recipes: for a session with a lent H200 (no network needed).
 
-(a) Qwen3.5-4B's architecture (the shipped config) with random weights in bf16 on the GPU,
-    LoRA all-linear, gradient checkpointing: the time of one GRPO step of 8 generations,
-    split into generation and the rest. The reward is a **non-rendering stand-in** (the
-    completion's length, labelled ``stand-in`` in the JSON): Chromium is not on the GPU
-    machine, and rendering is measured by ``train_bench.py``. A random model never stops by
-    itself, so every generation runs to ``--completion-tokens``.
-(b) Qwen3.5-35B-A3B's architecture the same way (LoRA all-linear, gradient checkpointing,
-    random bf16 weights): the peak GPU memory of one forward + backward at
-    ``--sequence-tokens`` (8,192 by default), beside the estimate of
-    :func:`watercolour.train.plan.memory_estimate`.
+For each of Qwen3.5-4B (``smoke-4b``) and Qwen3.5-35B-A3B (``full-35b``):
 
-    python benchmarks/train_gpu_check.py [--completion-tokens 1024] [--skip-35b]
+- the full-size model built with **random weights** from the shipped ``config.json``
+  (``watercolour/train/architectures/``) as the class TRL really loads for it
+  (``Qwen3_5ForConditionalGeneration``, ``Qwen3_5MoeForConditionalGeneration``: vision tower
+  included), in the dtype the recipe loads (bf16), on the GPU;
+- the exact Qwen3.5 tokenizer (offline, :mod:`watercolour.train.qwen35`) and the recipe's
+  prompt;
+- LoRA as the recipe says (all-linear, r 16, vision tower excluded: the run's own
+  ``lora_config``), gradient checkpointing, the recipe's optimiser and sampling;
+- **one GRPO step** of ``--generations`` (8) completions of exactly ``--completion-tokens``
+  (>= 1,024; ``min_new_tokens`` keeps a random model from stopping early), scored by a
+  **stand-in reward** (the reply's length in characters / 1000, labelled ``stand-in`` in the
+  JSON: no browser on the GPU machine; rendering is measured by ``train_bench.py``).
 
-Writes ``benchmarks/results/train-gpu-<date>.json``. One short script, by design: a device
-session is 15 minutes in all.
+Without ``flash-linear-attention`` and ``causal-conv1d`` installed, transformers runs the
+linear-attention layers (three of every four) on its PyTorch reference code, much slower in
+generation: the JSON records which (``fast_kernels``).
+
+Recorded per model: peak GPU memory (and the plan's estimate beside it), the step time, the
+generation time and its share of the step, build time, trainable parameters. The JSON is
+rewritten after each model (4B first), so a check cut short keeps what it measured:
+``benchmarks/results/train-gpu-<date>.json``.
+
+    python benchmarks/train_gpu_check.py                # the GPU check (needs CUDA + bf16)
+    python benchmarks/train_gpu_check.py --dry-run      # CPU: what it would build, on meta
+    python benchmarks/train_gpu_check.py --tiny --out /tmp/x   # CPU: the same code path on
+                                                        # the miniatures, fp32, few tokens
+
+A device session is 15 minutes in all (start-up included): the check is meant to finish in
+about 8. ``--only 4b`` / ``--only 35b`` runs one model.
 """
 
 from __future__ import annotations
@@ -23,132 +39,208 @@ import argparse
 import datetime as dt
 import gc
 import json
+import resource
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results"
+MODELS: dict[str, tuple[str, str]] = {
+    "4b": ("smoke-4b", "builtin:mini-qwen3.5"),
+    "35b": ("full-35b", "builtin:mini-qwen3.5-moe"),
+}
+"""Key -> (the recipe, its CPU miniature). The recipe names the full-size model."""
+STAND_IN = "stand-in: reply length in characters / 1000 (no rendering)"
 
 
-def _random_model(name: str):
+def stand_in_reward(completions: list[Any], **kwargs: Any) -> list[float]:
+    """The stand-in reward (no browser): each reply's length in characters / 1000."""
+    from watercolour.rewards.trl import completion_text
+
+    return [len(completion_text(c)) / 1000 for c in completions]
+
+
+def recipe_args(key: str, out: Path, *, generations: int, completion_tokens: int,
+                tiny: bool) -> tuple[Any, Any]:
+    """The recipe's run and training arguments for one step of ``generations`` completions
+    (one prompt: gradient accumulation = generations at one completion a micro-batch, as the
+    recipes have it for 8), nothing saved or pushed; with ``tiny`` the miniature in fp32."""
+    from watercolour.train.config import parse_args
+
+    recipe, miniature = MODELS[key]
+    flags = ["--config", recipe, "--steps", "1", "--num-generations", str(generations),
+             "--per-device-batch-size", "1", "--gradient-accumulation-steps", str(generations),
+             "--max-completion-length", str(completion_tokens), "--n-episodes",
+             str(generations), "--out", str(out), "--save-strategy", "no",
+             "--push-to-hub", "false", "--report-to", "none", "--seed", "0"]
+    if tiny:
+        flags += ["--model", miniature, "--bf16", "false", "--prompt", "short"]
+    run, training = parse_args(flags)
+    training.generation_kwargs = {**(training.generation_kwargs or {}),
+                                  "min_new_tokens": completion_tokens}
+    return run, training
+
+
+def build_random(model: str, dtype: str, device: str) -> Any:
+    """``model`` (a Hub id with a shipped config, or a miniature's name) with random weights,
+    as the class TRL loads for it, in ``dtype``, built directly on ``device``."""
     import torch
-    from transformers import AutoModelForCausalLM
 
-    from watercolour.train.architectures import architecture_config
+    from watercolour.train.architectures import architecture_config, model_class
 
-    config = architecture_config(name)
+    config = architecture_config(model)
+    if config is None:
+        raise KeyError(f"no shipped config for {model!r}")
     torch.manual_seed(0)
-    with torch.device("cuda"):
-        model = AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16)
-    return model, config
+    with torch.device(device):
+        return model_class(config)._from_config(config, dtype=getattr(torch, dtype))
 
 
-def grpo_step_4b(completion_tokens: int, work: Path) -> dict:
+def plan(key: str, *, generations: int, completion_tokens: int, tiny: bool) -> dict[str, Any]:
+    """What the check builds for ``key``, without weights (the meta device): the class, the
+    parameters, the LoRA plan and the memory estimate of the step."""
+    from watercolour.train.trainer import plan_for
+
+    with tempfile.TemporaryDirectory() as work:
+        run, training = recipe_args(key, Path(work), generations=generations,
+                                    completion_tokens=completion_tokens, tiny=tiny)
+    lora = plan_for(run, training) or {}
+    return {"recipe": MODELS[key][0], "model": run.model_name_or_path,
+            "model_class": lora.get("model_class"), "load_dtype": training.load_dtype,
+            "total_params": lora.get("total_params"),
+            "trainable_params": lora.get("trainable_params"),
+            "vision_tower_adapted": lora.get("vision_tower_adapted"),
+            "generations": generations, "completion_tokens": completion_tokens,
+            "estimate_gib": (lora.get("memory") or {}).get("total_gib"),
+            "estimate": lora.get("memory")}
+
+
+def grpo_step(key: str, work: Path, *, generations: int, completion_tokens: int,
+              tiny: bool) -> dict[str, Any]:
+    """One GRPO step of the recipe ``key`` on its random-weight model (see the module
+    docstring); the measurements."""
     import torch
-    from datasets import Dataset
-    from peft import LoraConfig
 
-    from watercolour.prompt import messages
-    from watercolour.train.config import TrainArguments
-    from watercolour.train.tiny import build_placeholder_tokenizer as build_tokenizer
-    from watercolour.train.trainer import WatercolourGRPOTrainer
+    from watercolour.train.qwen35 import cached_tokenizer
+    from watercolour.train.trainer import WatercolourGRPOTrainer, dataset, lora_config
 
-    model, _ = _random_model("Qwen/Qwen3.5-4B")
-    tokenizer = build_tokenizer()  # ids < 512 are valid ids of the 248,320-token vocabulary
-
-    def stand_in_length_reward(completions, **kwargs):
-        """Stand-in (no rendering): the completion's length in characters / 1000."""
-        return [len(str(c)) / 1000 for c in completions]
-
-    args = TrainArguments(output_dir=str(work / "4b"), max_steps=1, num_generations=8,
-                          per_device_train_batch_size=1, gradient_accumulation_steps=8,
-                          max_completion_length=completion_tokens, bf16=True,
-                          gradient_checkpointing=True, save_strategy="no", report_to="none",
-                          learning_rate=5e-5, top_p=0.95, top_k=20)
-    data = Dataset.from_list([{"prompt": messages()}] * 8)
+    record = plan(key, generations=generations, completion_tokens=completion_tokens,
+                  tiny=tiny)
+    run, training = recipe_args(key, work / key, generations=generations,
+                                completion_tokens=completion_tokens, tiny=tiny)
+    cuda = torch.cuda.is_available() and not tiny
+    device = "cuda" if cuda else "cpu"
+    started = time.perf_counter()
+    model = build_random(run.model_name_or_path, training.load_dtype, device)
+    record["build_s"] = round(time.perf_counter() - started, 1)
+    record["device"] = torch.cuda.get_device_name(0) if cuda else "cpu"
+    tokenizer = cached_tokenizer()
     trainer = WatercolourGRPOTrainer(
-        model=model, reward_funcs=[stand_in_length_reward], args=args, train_dataset=data,
-        processing_class=tokenizer,
-        peft_config=LoraConfig(r=16, lora_alpha=32, target_modules="all-linear",
-                               task_type="CAUSAL_LM"))
-    torch.cuda.reset_peak_memory_stats()
+        model=model, reward_funcs=[stand_in_reward], args=training,
+        train_dataset=dataset(run), processing_class=tokenizer,
+        peft_config=lora_config(run, None))
+    record["trainable_params_loaded"] = sum(p.numel() for p in trainer.model.parameters()
+                                            if p.requires_grad)
+    if cuda:
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
     started = time.perf_counter()
     trainer.train()
-    total = time.perf_counter() - started
+    if cuda:
+        torch.cuda.synchronize()
+    record["train_call_s"] = round(time.perf_counter() - started, 2)
     logged = next(h for h in trainer.state.log_history if "step_time" in h)
-    result = {"reward": "stand-in: completion length / 1000 (no rendering)",
-              "completion_tokens": completion_tokens, "generations": 8,
-              "step_s": round(float(logged["step_time"]), 2),
-              "generation_s": round(float(logged.get("time/generation_s", 0.0)), 2),
-              "train_call_s": round(total, 2),
-              "peak_gib": round(torch.cuda.max_memory_allocated() / 1024**3, 2)}
-    result["update_s"] = round(result["step_s"] - result["generation_s"], 2)
+    step = float(logged["step_time"])
+    generation = float(logged.get("time/generation_s", 0.0))
+    record.update({
+        "reward": STAND_IN,
+        "completions_mean_length": logged.get("completions/mean_length"),
+        "step_s": round(step, 2), "generation_s": round(generation, 2),
+        "update_s": round(step - generation, 2),
+        "generation_share": round(generation / step, 3) if step > 0 else None,
+    })
+    if cuda:
+        record["peak_gib"] = round(torch.cuda.max_memory_allocated() / 1024**3, 2)
+        record["peak_reserved_gib"] = round(torch.cuda.max_memory_reserved() / 1024**3, 2)
+    else:  # the process's peak resident memory (Linux: KiB)
+        record["peak_rss_gib"] = round(
+            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2, 2)
     del trainer, model
     gc.collect()
-    torch.cuda.empty_cache()
-    return result
+    if cuda:
+        torch.cuda.empty_cache()
+    return record
 
 
-def peak_35b(sequence_tokens: int) -> dict:
-    import torch
-    from peft import LoraConfig, get_peft_model
+def fast_kernels() -> dict[str, bool]:
+    """Whether the linear-attention layers' fast kernels are importable (without them
+    transformers falls back to its PyTorch reference code: correct, much slower generation;
+    the JSON says which the numbers were measured with)."""
+    from importlib.util import find_spec
 
-    from watercolour.train.plan import memory_estimate
-
-    model, config = _random_model("Qwen/Qwen3.5-35B-A3B")
-    total = sum(p.numel() for p in model.parameters())
-    model = get_peft_model(model, LoraConfig(r=16, lora_alpha=32, target_modules="all-linear",
-                                             task_type="CAUSAL_LM"))
-    model.gradient_checkpointing_enable()
-    model.enable_input_require_grads()
-    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
-    ids = torch.randint(0, 512, (1, sequence_tokens), device="cuda")
-    torch.cuda.reset_peak_memory_stats()
-    started = time.perf_counter()
-    with torch.autocast("cuda", dtype=torch.bfloat16):
-        loss = model(input_ids=ids, labels=ids).loss
-    loss.backward()
-    torch.cuda.synchronize()
-    seconds = time.perf_counter() - started
-    estimate = memory_estimate(config, trainable, total_params=total,
-                               completion_tokens=sequence_tokens, prompt_tokens=0,
-                               generations=1).to_dict()
-    return {"sequence_tokens": sequence_tokens, "forward_backward_s": round(seconds, 2),
-            "peak_gib": round(torch.cuda.max_memory_allocated() / 1024**3, 2),
-            "trainable_params": trainable, "total_params": total, "estimate": estimate}
+    return {"flash-linear-attention": find_spec("fla") is not None,
+            "causal-conv1d": find_spec("causal_conv1d") is not None}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--completion-tokens", type=int, default=1024)
-    parser.add_argument("--sequence-tokens", type=int, default=8192)
-    parser.add_argument("--skip-35b", action="store_true")
-    parser.add_argument("--skip-4b", action="store_true")
+    parser.add_argument("--completion-tokens", type=int, default=None,
+                        help="tokens per completion (default 1,024; --tiny 8)")
+    parser.add_argument("--generations", type=int, default=8)
+    parser.add_argument("--only", choices=sorted(MODELS), action="append",
+                        help="run this model only (repeatable; default both, 4B first)")
+    parser.add_argument("--tiny", action="store_true",
+                        help="CPU: the miniatures in fp32 through the same code path")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="what would be built and its estimate (meta device, no weights)")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
+    keys = [k for k in MODELS if k in (args.only or MODELS)]
+    tokens = args.completion_tokens or (8 if args.tiny else 1024)
 
+    if args.dry_run:
+        print(json.dumps({k: {n: v for n, v in plan(k, generations=args.generations,
+                                                      completion_tokens=tokens,
+                                                      tiny=args.tiny).items()
+                              if n != "estimate"} for k in keys}, indent=2))
+        return 0
     import torch
 
-    if not torch.cuda.is_available():
-        print("train_gpu_check: error: no CUDA GPU here", file=sys.stderr)
+    if not args.tiny and not torch.cuda.is_available():
+        print("train_gpu_check: error: no CUDA GPU here (--tiny rehearses it on the CPU, "
+              "--dry-run shows the plan)", file=sys.stderr)
         return 2
-    data: dict = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-                  "gpu": torch.cuda.get_device_name(0),
-                  "gpu_gib": round(torch.cuda.get_device_properties(0).total_memory / 1024**3,
-                                   1)}
-    with tempfile.TemporaryDirectory() as work:
-        if not args.skip_4b:
-            data["grpo_step_4b"] = grpo_step_4b(args.completion_tokens, Path(work))
-            print(json.dumps(data["grpo_step_4b"]))
-        if not args.skip_35b:
-            data["peak_35b"] = peak_35b(args.sequence_tokens)
-            print(json.dumps({k: v for k, v in data["peak_35b"].items() if k != "estimate"}))
+    if not args.tiny and tokens < 1024:
+        print(f"train_gpu_check: note: {tokens} completion tokens, under the check's 1,024",
+              file=sys.stderr)
+    data: dict[str, Any] = {
+        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "mode": "tiny (CPU miniatures, fp32)" if args.tiny else "gpu",
+        "reward": STAND_IN, "generations": args.generations, "completion_tokens": tokens}
+    data["fast_kernels"] = fast_kernels()
+    if torch.cuda.is_available() and not args.tiny:
+        data["gpu"] = torch.cuda.get_device_name(0)
+        data["gpu_gib"] = round(torch.cuda.get_device_properties(0).total_memory / 1024**3, 1)
     args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / f"train-gpu-{dt.datetime.now():%Y%m%d-%H%M%S}.json"
-    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    stem = "train-gpu-tiny" if args.tiny else "train-gpu"
+    path = args.out / f"{stem}-{dt.datetime.now():%Y%m%d-%H%M%S}.json"
+    with tempfile.TemporaryDirectory() as work:
+        for key in keys:
+            try:
+                data[key] = grpo_step(key, Path(work), generations=args.generations,
+                                      completion_tokens=tokens, tiny=args.tiny)
+            except Exception as err:  # recorded (an OOM is a result), then the next model
+                data[key] = {"error": f"{type(err).__name__}: {err}"[:2000]}
+                gc.collect()
+                if torch.cuda.is_available():
+                    torch.cuda.empty_cache()
+            print(json.dumps({key: {n: v for n, v in data[key].items() if n != "estimate"}}),
+                  flush=True)
+            path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     print(f"wrote {path}")
-    return 0
+    return 1 if any("error" in data[k] for k in keys) else 0
 
 
 if __name__ == "__main__":

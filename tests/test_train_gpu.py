@@ -1,6 +1,8 @@
-"""GPU checks (skipped without CUDA): one GRPO step of Qwen3.5-4B's architecture (random bf16
-weights, LoRA all-linear, gradient checkpointing, a non-rendering stand-in reward) and the
-peak memory of a 35B-A3B forward + backward at 8,192 tokens on one GPU."""
+"""``benchmarks/train_gpu_check.py``: the GPU check of the published recipes (full-size
+Qwen3.5-4B and 35B-A3B with random bf16 weights as the classes TRL loads, LoRA as the recipes
+say, one GRPO step of 8 generations of >= 1,024 tokens, a stand-in reward). Its CPU-checkable
+parts run here: the dry run (what it builds, on the meta device) and ``--tiny`` (the same code
+path on the miniatures). The check itself runs only where CUDA is (marked ``gpu``)."""
 
 from __future__ import annotations
 
@@ -12,21 +14,73 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-pytestmark = [pytest.mark.gpu, pytest.mark.slow,
-              pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")]
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+PLAN = {"4b": ("Qwen/Qwen3.5-4B", "Qwen3_5ForConditionalGeneration", 32_464_896),
+        "35b": ("Qwen/Qwen3.5-35B-A3B", "Qwen3_5MoeForConditionalGeneration", 22_477_440)}
+"""What the check builds: the model, the class TRL loads, the recipe's LoRA trainable
+parameters (vision tower excluded)."""
 
 
-def test_4b_step_and_35b_peak_memory(tmp_path):
+@pytest.fixture(scope="module")
+def check():
     sys.path.insert(0, str(BENCH))
     try:
         import train_gpu_check
     finally:
         sys.path.pop(0)
-    assert train_gpu_check.main(["--completion-tokens", "256", "--out", str(tmp_path)]) == 0
+    return train_gpu_check
+
+
+def test_the_dry_run_plans_the_full_size_models_as_trl_loads_them(check, capsys):
+    assert check.main(["--dry-run"]) == 0
+    planned = json.loads(capsys.readouterr().out)
+    for key, (model, cls, trainable) in PLAN.items():
+        assert planned[key]["model"] == model and planned[key]["model_class"] == cls
+        assert planned[key]["trainable_params"] == trainable
+        assert not planned[key]["vision_tower_adapted"]
+        assert planned[key]["load_dtype"] == "bfloat16"
+        assert (planned[key]["generations"], planned[key]["completion_tokens"]) == (8, 1024)
+        assert 0 < planned[key]["estimate_gib"] < 139
+
+
+def test_without_a_gpu_the_check_says_so(check, capsys):
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is here")
+    assert check.main([]) == 2
+    assert "no CUDA GPU" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_tiny_runs_the_check_on_a_miniature(check, tmp_path, monkeypatch):
+    monkeypatch.setenv("WATERCOLOUR_CACHE", str(tmp_path / "cache"))
+    torch.set_num_threads(1)
+    out = tmp_path / "results"
+    assert check.main(["--tiny", "--only", "4b", "--generations", "2",
+                       "--completion-tokens", "6", "--out", str(out)]) == 0
+    data = json.loads(next(out.glob("train-gpu-tiny-*.json")).read_text())
+    step = data["4b"]
+    assert "35b" not in data and data["mode"].startswith("tiny")
+    assert step["model"] == "builtin:mini-qwen3.5"
+    assert step["model_class"] == PLAN["4b"][1] and step["load_dtype"] == "float32"
+    # LoRA as the recipe says: what TRL+PEFT made trainable is what the plan says
+    assert step["trainable_params_loaded"] == step["trainable_params"] > 0
+    assert step["completions_mean_length"] == 6  # min_new_tokens: every reply runs to the end
+    assert step["step_s"] >= step["generation_s"] > 0
+    assert 0 < step["generation_share"] <= 1 and step["peak_rss_gib"] > 0
+    assert "stand-in" in step["reward"] and set(data["fast_kernels"]) == {
+        "flash-linear-attention", "causal-conv1d"}
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_the_gpu_check(check, tmp_path):
+    assert check.main(["--out", str(tmp_path)]) == 0
     data = json.loads(next(tmp_path.glob("train-gpu-*.json")).read_text())
-    step = data["grpo_step_4b"]
-    assert step["step_s"] > 0 and step["generation_s"] > 0 and "stand-in" in step["reward"]
-    peak = data["peak_35b"]
-    assert peak["trainable_params"] == 22_477_440
-    assert peak["peak_gib"] < data["gpu_gib"]
+    for key, (model, cls, trainable) in PLAN.items():
+        step = data[key]
+        assert step["model"] == model and step["model_class"] == cls
+        assert step["trainable_params_loaded"] == step["trainable_params"] == trainable
+        assert step["completions_mean_length"] >= 1024
+        assert step["step_s"] > step["generation_s"] > 0
+        assert step["peak_gib"] < data["gpu_gib"]
