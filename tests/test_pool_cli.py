@@ -105,3 +105,18 @@ def test_build_then_info(tmp_path, capsys):
     assert run_cli(["pool", "rated", str(out), "--ratings", str(tmp_path), "--out",
                     str(tmp_path / "d")]) == 2
     assert "is a directory" in capsys.readouterr().err
+    # rated elsewhere: only id and action are needed; a line that is not a rating is refused
+    bare = tmp_path / "bare.jsonl"
+    bare.write_text("".join(json.dumps({"id": i, "action": a}) + "\n"
+                            for i, a in zip(ids, ("love", "okay", "love", "okay"))))
+    assert run_cli(["pool", "rated", str(out), "--ratings", str(bare), "--out",
+                    str(tmp_path / "bare")]) == 0
+    assert "2 love + 2 okay" in capsys.readouterr().out
+    assert run_cli(["pool", "info", str(tmp_path / "bare"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rated_by"] == {"person": 4}
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(bare.read_text() + json.dumps({"id": ids[4], "action": "like"}) + "\n")
+    assert run_cli(["pool", "rated", str(out), "--ratings", str(bad), "--out",
+                    str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "bad.jsonl: record 5 is not a rating" in err and "\n" not in err

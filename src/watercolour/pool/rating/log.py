@@ -4,6 +4,14 @@ Every rating is one line appended to the log (:mod:`watercolour.pool.jsonl`: flu
 fsynced before the click returns), so a kernel restart loses nothing: replaying the log is the
 state. ``undo`` is itself an event (it takes back the latest rating or skip not yet taken back),
 so the log is append-only.
+
+The format, for logs written elsewhere (``watercolour pool rated`` reads them): JSON Lines, one
+event a line, ``{"id": ..., "action": ..., "rater": ..., "at": ...}``. ``id`` names a painting
+(a build's final-round generation id, as in its pool's ``id`` column); ``action`` is ``love``,
+``okay``, ``reject``, ``skip`` or ``undo``; ``rater`` (default ``person``) and ``at`` (any
+timestamp text) become the pool's ``rated_by`` and ``rated_at``. A later rating of a painting
+replaces its earlier one; ``undo`` takes back the latest rating or skip not yet taken back,
+whatever its ``id``.
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from watercolour.errors import InputError
 from watercolour.pool import jsonl
 
 RATINGS: tuple[str, ...] = ("love", "okay", "reject")
@@ -27,6 +36,12 @@ class RatingLog:
         self.rater = rater
         jsonl.repair(self.path)
         self.events: list[dict[str, Any]] = jsonl.read(self.path)
+        for number, event in enumerate(self.events, 1):
+            if not isinstance(event, dict) or not isinstance(event.get("id"), str) \
+                    or event.get("action") not in ACTIONS:
+                raise InputError(f"{self.path}: record {number} is not a rating ({event!r}); "
+                                 f"each line is {{\"id\": ..., \"action\": one of "
+                                 f"{', '.join(ACTIONS)}}}")
 
     def record(self, item_id: str, action: str) -> dict[str, Any]:
         if action not in ACTIONS:

@@ -35,7 +35,7 @@ def rated_rows(items: Iterable[Item], log: RatingLog) -> list[dict[str, Any]]:
             "sketch": item.sketch, "painter": m.get("painter"), "round": m.get("round"),
             "critique": m.get("critique"), "seed": m.get("seed"),
             "paint_fraction": m.get("paint_fraction"), "n_shapes": m.get("n_shapes"),
-            "rated_at": event["at"], "rated_by": event.get("rater", "person"),
+            "rated_at": event.get("at"), "rated_by": event.get("rater", "person"),
             "sha256": sha256(item.png), "png": item.png,
         })
     return rows
