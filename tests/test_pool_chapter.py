@@ -28,7 +28,7 @@ def test_the_chapter_builds_a_pool_and_rates_it(tmp_path):
     run = tmp_path / "run"  # laid out as the book's pipeline lays out a run
     results = run / "results" / "pool"
     params = {"n_paintings": 4, "rounds": 2, "canvas": 160, "n_grid": 2,
-              "out_dir": str(results)}
+              "scripted_ratings": 4, "out_dir": str(results)}
     executed = notebooks.run_notebook(CHAPTER, tmp_path / "executed", params, timeout=600)
     summary = json.loads((results / "pool.json").read_text())
     assert summary["generations"] == 4 * 2 + 6  # paintings x rounds + one negative per kind
