@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -96,7 +97,10 @@ def run(args: argparse.Namespace) -> int:
     config, note = make_config(reward["mix"], args.pool, reward["gate_mode"])
     if note:
         print(f"watercolour evaluate: {note}", file=sys.stderr)
-    policy = resolve_policy(args.policy)  # a builtin is built before a browser is started
+    # a builtin is built before a browser is started; what building it prints goes to stderr
+    # (--json prints only the summary)
+    with contextlib.redirect_stdout(sys.stderr):
+        policy = resolve_policy(args.policy)
     renderer = LazyRenderer()
     try:
         result = evaluate(policy, Rewarder(config, renderer=renderer), sampling,

@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -116,10 +117,15 @@ def load_gguf(path: Path) -> tuple[Any, Any]:
     return tokenizer, model
 
 
-def build_smollm2(cache_dir: str | os.PathLike[str] | None = None, log: Any = print) -> Path:
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def build_smollm2(cache_dir: str | os.PathLike[str] | None = None, log: Any = _stderr) -> Path:
     """SmolLM2-135M-Instruct as a plain model folder (config, float32 safetensors, tokenizer
     with its chat template): from the cache, else converted from the package's GGUF file
-    there (atomically: an interrupted conversion leaves no folder that looks finished)."""
+    there (atomically: an interrupted conversion leaves no folder that looks finished).
+    Progress goes to ``log`` (stderr: a command's ``--json`` output stays clean)."""
     root = Path(cache_dir) if cache_dir is not None else cache_root()
     target = root / SMOLLM2.split(":", 1)[1] / smollm2_key()
     if (target / RECORD).is_file():
