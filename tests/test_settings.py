@@ -4,7 +4,9 @@ flags and the docs are read from them."""
 from __future__ import annotations
 
 import argparse
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 import pytest
@@ -148,3 +150,55 @@ def test_plain_fields_with_help_get_flags_too():
     assert "optimiser steps (default 10)" in parser.format_help()
     assert settings.from_arguments(HfStyle, parser.parse_args(["--steps", "3"])).steps == 3
     assert settings.env_values(HfStyle, {"STEPS": "5"}) == {}  # no variable declared
+
+
+@dataclass
+class Flags:
+    """A program's flags borrowing two of Example's fields (as ``watercolour train`` does)."""
+
+    count: int | None = settings.borrow(Example, "count")
+    colour: str | None = settings.borrow(Example, "colour", "paint colour")
+    other: int = 1
+
+
+def test_borrowed_flags_are_the_variable_else_the_default_when_unset():
+    flags = Flags()
+    settings.fill(flags, {"EX_COUNT": "5"})
+    assert (flags.count, flags.colour) == (5, "red")
+    flags = Flags(count=2, colour="blue")
+    settings.fill(flags, {"EX_COUNT": "5", "EX_COLOUR": "red"})  # given: the flag wins
+    assert (flags.count, flags.colour) == (2, "blue")
+    assert "EX_COUNT" in Flags.__dataclass_fields__["count"].metadata["help"]
+    assert Flags.__dataclass_fields__["colour"].metadata["help"] == \
+        "paint colour (unset: EX_COLOUR, else red)."
+
+
+def test_borrowed_flags_are_checked_by_the_fields_rules_all_at_once():
+    with pytest.raises(SettingError) as err:
+        settings.fill(Flags(count=0, colour="green"), {})
+    assert str(err.value).splitlines() == ["--count must be positive, got 0",
+                                           "--colour must be one of red, blue, got 'green'"]
+    with pytest.raises(SettingError, match=r"^EX_COUNT must be an integer, got 'x'$"):
+        settings.fill(Flags(), {"EX_COUNT": "x"})
+
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+BEGIN, END = "<!-- variables table:", "<!-- end of the variables table -->"
+
+
+def test_the_readme_shows_the_generated_variables_table():
+    text = README.read_text(encoding="utf-8")
+    start = text.index("\n", text.index(BEGIN)) + 1
+    assert text[start:text.index(END)] == settings.variables_table(), \
+        "regenerate the README's table: watercolour.settings.variables_table()"
+
+
+def test_every_variable_the_package_reads_is_in_the_table():
+    source = Path(settings.__file__).parent
+    read = set()
+    for path in source.rglob("*"):
+        if path.suffix in (".py", ".sh", ".yaml") or path.name == "Dockerfile":
+            read |= set(re.findall(r"WATERCOLOUR_[A-Z0-9_]*[A-Z0-9]", path.read_text("utf-8")))
+    documented = {name for name, *_ in settings.variables()}
+    assert len(read) > 30 and read <= documented, sorted(read - documented)
+    assert all(where and text for _, where, _, text in settings.variables())

@@ -103,11 +103,84 @@ def test_tiny_recipe_trains_the_tiny_painter_behind_the_allowlist_gate():
     (["--all-linear"], "add --lora"),
     (["--adapt-vision"], "add --lora"),
     (["--prompt", "long"], "--prompt must be full or short"),
-    (["--references", "0"], "--references must be at least 1"),
+    (["--references", "0"], "--references must be positive"),
+    (["--render-workers", "0"], "--render-workers must be positive"),
+    (["--gate-mode", "open"], "--gate-mode must be one of library, allowlist"),
 ])
 def test_bad_values_are_refused_with_the_reason(argv, message):
     with pytest.raises(ValueError, match=message):
         parse_args(argv)
+
+
+BORROWED = {"WATERCOLOUR_REFERENCES": "2", "WATERCOLOUR_RENDER_WORKERS": "3",
+            "WATERCOLOUR_RENDER_DEADLINE": "12.5", "WATERCOLOUR_GATE_MODE": "allowlist",
+            "WATERCOLOUR_POOL": "some/pool"}
+
+
+def test_the_dry_run_keeps_the_environments_values(monkeypatch):
+    """A flag left unset is its WATERCOLOUR_* variable (it was the flag's own default: 4
+    references and one browser whatever the environment said)."""
+    from watercolour.train.trainer import dry_run
+
+    for name, value in BORROWED.items():
+        monkeypatch.setenv(name, value)
+    run, training = parse_args(["--config", "tiny-cpu"])
+    assert (run.references, run.render_workers, run.render_deadline_s, run.pool) == \
+        (2, 3, 12.5, "some/pool")
+    assert run.render_config().workers == 3 and run.render_config().deadline_s == 12.5
+    shown = dry_run(run, training)
+    assert shown["reward"]["references"] == 2 and shown["reward"]["pool"] == "some/pool"
+    assert shown["config"]["run"]["render_workers"] == 3
+    assert "2 references a group" in shown["reward_summary"]
+    assert "(3 browsers)" in shown["reward_summary"]
+
+
+def test_unset_and_no_variable_is_the_configs_default(monkeypatch):
+    from watercolour.render import RenderConfig
+    from watercolour.rewards import RewardConfig
+
+    for name in [*BORROWED, "WATERCOLOUR_JUDGE_WEIGHT", "WATERCOLOUR_HPS_WEIGHT"]:
+        monkeypatch.delenv(name, raising=False)
+    run, _ = parse_args([])
+    assert (run.references, run.pool, run.gate_mode, run.mix) == \
+        (RewardConfig.references, None, "library", None)
+    assert (run.render_workers, run.render_deadline_s) == \
+        (RenderConfig.workers, RenderConfig.deadline_s)
+    assert run.reward_config().mix.name == "judge-led"
+
+
+def test_a_flag_beats_the_environment_and_the_recipe_beats_it_too(monkeypatch):
+    for name, value in BORROWED.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("WATERCOLOUR_JUDGE_WEIGHT", "0.3")
+    monkeypatch.setenv("WATERCOLOUR_HPS_WEIGHT", "0.6")
+    run, _ = parse_args(["--references", "6", "--render-workers", "1", "--render-deadline-s",
+                         "40", "--gate-mode", "library", "--pool", "other", "--mix", "hps-only"])
+    assert (run.references, run.render_workers, run.render_deadline_s, run.gate_mode,
+            run.pool) == (6, 1, 40.0, "library", "other")
+    config = run.reward_config()
+    assert (config.references, config.gate_mode, config.mix.name) == (6, "library", "hps-only")
+    monkeypatch.setenv("WATERCOLOUR_GATE_MODE", "library")
+    run, _ = parse_args(["--config", "tiny-cpu"])  # the recipe says allowlist, judge-led
+    assert run.gate_mode == "allowlist" and run.reward_config().mix.name == "judge-led"
+    run, _ = parse_args([])  # no recipe, no flag: the variables' mix
+    assert run.mix is None and run.reward_config().mix.name == "hps-led"
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("WATERCOLOUR_RENDER_WORKERS", "0", "WATERCOLOUR_RENDER_WORKERS must be positive, got '0'"),
+    ("WATERCOLOUR_RENDER_DEADLINE", "soon",
+     "WATERCOLOUR_RENDER_DEADLINE must be a number, got 'soon'"),
+    ("WATERCOLOUR_REFERENCES", "two", "WATERCOLOUR_REFERENCES must be an integer, got 'two'"),
+    ("WATERCOLOUR_GATE_MODE", "open", "WATERCOLOUR_GATE_MODE must be one of library, allowlist"),
+])
+def test_a_bad_variable_is_one_error_naming_it(capsys, monkeypatch, name, value, message):
+    """Refused when the flags are read, before anything runs (a bad render variable was
+    ignored: the flag's own default won)."""
+    monkeypatch.setenv(name, value)
+    code, out, err = _cli(capsys, "--config", "tiny-cpu", "--dry-run", "--json")
+    assert code == 2 and not out
+    assert err.strip().count("\n") == 0 and message in err, err
 
 
 def _cli(capsys, *args: str) -> tuple[int, str, str]:

@@ -29,7 +29,14 @@ and one generic reader turns text into field values, for every configuration ali
 - :func:`from_arguments` ``(cls, namespace, environ=None, **overrides)``: the instance those
   flags describe: the defaults, then the variables, then the flags given, then the overrides
   (so every verb honours the same variables as the library).
+- :func:`borrow` ``(cls, name)`` and :func:`fill` ``(obj)``: a field of one configuration
+  offered again by another dataclass (``watercolour train``'s flags, parsed by TRL's parser):
+  default None, "not given"; ``fill`` (from a ``__post_init__``) turns that into the field's
+  variable, else its default, and checks a given value against the field's rules, so a flag
+  never hides a variable behind a default of its own.
 - :func:`describe` ``(cls)``: ``(field, variable, default, help)`` rows, for docs and ``--help``.
+- :func:`variables_table` ``()``: every ``WATERCOLOUR_*`` variable of every configuration
+  (:data:`CONFIGURATIONS`) by its full name, as the Markdown table the README shows.
 
 Types understood: ``int``, ``float`` (finite), ``str``, ``bool`` (1/0, true/false, yes/no,
 on/off), ``Literal[...]`` (its values are the choices), ``X | None`` of those, and ``list[str]``
@@ -72,7 +79,8 @@ def setting(default: Any = dataclasses.MISSING, *, env: str | None = None, help:
             default_factory: Callable[[], Any] | Any = dataclasses.MISSING,
             positive: bool = False, minimum: float | None = None,
             choices: Sequence[Any] | None = None,
-            reader: Callable[[Mapping[str, str]], Any] | None = None) -> Any:
+            reader: Callable[[Mapping[str, str]], Any] | None = None,
+            shown: str | None = None) -> Any:
     """A dataclass field that carries its environment variable, help, and checks.
 
     Args:
@@ -83,12 +91,15 @@ def setting(default: Any = dataclasses.MISSING, *, env: str | None = None, help:
         minimum: numbers must be at least this.
         choices: the allowed values (a ``Literal`` annotation gives them too).
         reader: for values no single string describes: ``reader(environ)`` returns the value,
-            or None to keep the default.
+            or None to keep the default (``env`` then only names the variable it reads, for
+            the docs).
+        shown: the default as the docs show it, where the value itself is not text or
+            depends on the machine (a home folder).
     """
     f = dataclasses.field(default=default, default_factory=default_factory,
                           metadata={"help": help} if help else None)
     _EXTRAS[id(f)] = (f, {"env": env, "positive": positive, "minimum": minimum,
-                          "reader": reader,
+                          "reader": reader, "shown": shown,
                           "choices": tuple(choices) if choices is not None else None})
     return f
 
@@ -103,6 +114,8 @@ def _meta(f: dataclasses.Field) -> dict[str, Any]:
     work too) and the variable, checks and reader :func:`setting` gave it."""
     entry = _EXTRAS.get(id(f))
     extras = entry[1] if entry is not None and entry[0] is f else {}
+    if not extras and f.metadata.get("env"):  # a module that cannot import this one
+        extras = {"env": f.metadata["env"]}
     return {"help": f.metadata.get("help", ""), **extras}
 
 
@@ -123,31 +136,45 @@ def env_values(cls: type, environ: Mapping[str, str] | None = None,
     values: dict[str, Any] = {}
     mistakes: list[ValueError] = []
     for f in dataclasses.fields(cls):
-        meta = _meta(f)
-        if meta.get("reader") is not None:
-            try:
-                value = meta["reader"](env)
-            except InputError as err:
-                mistakes.append(err)
-                continue
-            except ValueError as err:  # a reader's bad text is a setting error too
-                mistakes.append(error(str(err)))
-                continue
-            if value is not None:
-                values[f.name] = value
+        try:
+            value = _read(f, hints[f.name], env, error)
+        except ValueError as err:
+            mistakes.append(err)
             continue
-        name = meta.get("env")
-        raw = (env.get(name) or "").strip() if name else ""
-        if raw:
-            try:
-                values[f.name] = parse(hints[f.name], raw, name, f)
-            except SettingError as err:
-                mistakes.append(error(str(err)))
+        if value is not None:
+            values[f.name] = value
+    _raise(mistakes, error)
+    return values
+
+
+def _read(f: dataclasses.Field, annotation: Any, env: Mapping[str, str],
+          error: type[ValueError] = SettingError) -> Any:
+    """One field's value from the environment, or None when its variable is unset or blank
+    (a reader's own ``InputError`` keeps its class, bad text is an ``error``)."""
+    meta = _meta(f)
+    if meta.get("reader") is not None:
+        try:
+            return meta["reader"](env)
+        except InputError:
+            raise
+        except ValueError as err:  # a reader's bad text is a setting error too
+            raise error(str(err)) from None
+    name = meta.get("env")
+    raw = (env.get(name) or "").strip() if name else ""
+    if not raw:
+        return None
+    try:
+        return parse(annotation, raw, name, f)
+    except SettingError as err:
+        raise error(str(err)) from None
+
+
+def _raise(mistakes: Sequence[ValueError], error: type[ValueError] = SettingError) -> None:
+    """Nothing, one mistake as it is, or several as one ``error`` with a line each."""
     if len(mistakes) == 1:
         raise mistakes[0] from None
     if mistakes:
         raise error("\n".join(str(m) for m in mistakes)) from None
-    return values
 
 
 def parse(annotation: Any, raw: str, name: str, f: dataclasses.Field | None = None) -> Any:
@@ -254,10 +281,120 @@ def from_arguments(cls: type[T], namespace: argparse.Namespace,
     return from_env(cls, environ, **{**flags, **overrides})
 
 
+def borrow(cls: type, name: str, help: str = "") -> Any:
+    """Field ``name`` of the configuration ``cls`` offered again by another dataclass (a
+    program's flags): its default is None, "not given", and :func:`fill` turns that into the
+    field's variable, else its default; its help is the field's, naming both. A flag never
+    declares a second default that would hide the variable."""
+    source = _field(cls, name)
+    meta = _meta(source)
+    text = help or meta["help"]
+    default = _default(source)
+    where = f"{meta['env']}, else " if meta.get("env") else ""
+    shown = "none" if default is None else default
+    text = f"{text.rstrip('. ')} (unset: {where}{shown})." if text else f"unset: {where}{shown}"
+    f = dataclasses.field(default=None, metadata={"help": text})
+    _EXTRAS[id(f)] = (f, {"env": meta.get("env"), "borrowed": (cls, name)})
+    return f
+
+
+def fill(obj: Any, environ: Mapping[str, str] | None = None) -> None:
+    """Settle the :func:`borrow` ed fields of the dataclass instance ``obj`` in place: one given
+    (not None) is checked against the rules of the field it borrows (the message names its flag,
+    ``--field-name``); one not given takes that field's variable, else its default. Every field
+    is read first; the mistakes raise one :class:`SettingError`, a line each."""
+    env = os.environ if environ is None else environ
+    mistakes: list[ValueError] = []
+    for f in dataclasses.fields(obj):
+        borrowed = _meta(f).get("borrowed")
+        if borrowed is None:
+            continue
+        cls, name = borrowed
+        source = _field(cls, name)
+        annotation = _hints(cls)[name]
+        value = getattr(obj, f.name)
+        try:
+            if value is None:
+                value = _read(source, annotation, env)
+                setattr(obj, f.name, _default(source) if value is None else value)
+            else:
+                flag = "--" + f.name.replace("_", "-")
+                _check(value, value, flag, _meta(source), _kind(annotation)[1])
+        except ValueError as err:
+            mistakes.append(err)
+    _raise(mistakes)
+
+
+def _field(cls: type, name: str) -> dataclasses.Field:
+    for f in dataclasses.fields(cls):
+        if f.name == name:
+            return f
+    raise AttributeError(f"{cls.__name__} has no field {name!r}")
+
+
 def describe(cls: type) -> list[tuple[str, str | None, Any, str]]:
     """``(field, environment variable, default, help)`` for each field of ``cls``."""
     return [(f.name, _meta(f).get("env"), _default(f), _meta(f)["help"])
             for f in dataclasses.fields(cls)]
+
+
+CONFIGURATIONS: tuple[str, ...] = (
+    "watercolour.render.config:RenderConfig",
+    "watercolour.gates.verdict:GateConfig",
+    "watercolour.rewards.mix:Mix",
+    "watercolour.rewards.config:RewardConfig",
+    "watercolour.rewards.judge.openai_judge:JudgeKey",
+    "watercolour.env.config:EnvConfig",
+    "watercolour.train.tiny.warm_start:WarmStartConfig",
+    "watercolour.book.install:InstallSettings",
+)
+"""Every configuration that declares a ``WATERCOLOUR_*`` variable, as ``module:Class`` (imported
+by :func:`variables`, so this module imports none of them)."""
+
+
+def variables(classes: Iterable[type] | None = None) -> list[tuple[str, str, str, str]]:
+    """``(variable, "Class.field", default as text, help)`` for every variable the fields of
+    ``classes`` (default: :data:`CONFIGURATIONS`) declare, the first declaration of each."""
+    if classes is None:
+        import importlib
+
+        classes = [getattr(importlib.import_module(module), name)
+                   for module, name in (entry.split(":") for entry in CONFIGURATIONS)]
+    rows: dict[str, tuple[str, str, str, str]] = {}
+    for cls in classes:
+        for f in dataclasses.fields(cls):
+            meta = _meta(f)
+            name = meta.get("env")
+            if name and name not in rows:
+                rows[name] = (name, f"{cls.__name__}.{f.name}", _shown(f), meta["help"])
+    return list(rows.values())
+
+
+def variables_table(classes: Iterable[type] | None = None) -> str:
+    """:func:`variables` as a Markdown table (the README's, ``docs`` and ``--help`` read it)."""
+    lines = ["| variable | default | meaning | field |", "|---|---|---|---|"]
+    for name, where, default, text in variables(classes):
+        text = text.replace("|", "\\|")
+        lines.append(f"| `{name}` | {default} | {text} | `{where}` |")
+    return "\n".join(lines) + "\n"
+
+
+def _shown(f: dataclasses.Field) -> str:
+    """A field's default for the docs: its ``shown`` text, else the value (``unset`` for
+    None, a dash for a required field)."""
+    shown = _meta(f).get("shown")
+    if shown is not None:
+        return shown
+    value = _default(f)
+    if value is dataclasses.MISSING:
+        return "—"
+    if value is None:
+        return "unset"
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    if isinstance(value, float):
+        return f"`{value:g}`"
+    return f"`{value}`"
 
 
 def _default(f: dataclasses.Field) -> Any:

@@ -44,6 +44,16 @@ EXTRAS = ("book", "env", "train", "dev")
 MODES = ("tiny", "smoke-4b", "full")
 LOG_VARIABLE = "WATERCOLOUR_INSTALL_LOG"
 """When set, :func:`install` appends its record (one JSON line) to this file."""
+
+
+@dataclass
+class InstallSettings:
+    """What the environment tells :func:`install` (declared the way ``watercolour.settings``
+    reads, in plain metadata: this module imports nothing outside the standard library)."""
+
+    log: str | None = field(default=None, metadata={
+        "env": LOG_VARIABLE, "help": "a chapter's install cell appends its record (one JSON "
+        "line: what it installed, how long it took) to this file"})
 DEBIAN_PACKAGES = ("chromium", "libgl1-mesa-dri", "libegl-mesa0")
 
 

@@ -1,35 +1,8 @@
 """Reward configuration: defaults that run here, ``WATERCOLOUR_*`` variables for the rest.
 
 Each field of :class:`RewardConfig` declares its variable, default and help
-(:func:`watercolour.settings.setting`); ``settings.describe(RewardConfig)`` lists them:
-
-====================================  ==================================================
-variable                              meaning
-====================================  ==================================================
-``WATERCOLOUR_JUDGE_WEIGHT``          judge weight (with the next one; default judge-led)
-``WATERCOLOUR_HPS_WEIGHT``            HPS weight
-``WATERCOLOUR_POOL``                  the pool (folder, build folder or Hub id;
-                                      default ``runs/pool`` when it exists)
-``WATERCOLOUR_REFERENCES``            references per group
-``WATERCOLOUR_JUDGE``                 ``auto`` | ``pool-fitted`` | ``openai`` (auto: openai
-                                      when a base URL or provider is set)
-``WATERCOLOUR_JUDGE_CACHE``           fitted pool-fitted judges (default ``runs/judge-cache``;
-                                     empty: fit at every start)
-``WATERCOLOUR_JUDGE_MODEL``           the judge's model
-``WATERCOLOUR_JUDGE_BASE_URL``        an OpenAI-compatible ``/v1`` endpoint
-``WATERCOLOUR_JUDGE_PROVIDER``        an Inference Provider (``auto``, ``novita``, ...)
-``WATERCOLOUR_JUDGE_TIMEOUT``         seconds per judge request
-``WATERCOLOUR_JUDGE_CONCURRENCY``     judge requests in flight
-``WATERCOLOUR_HPS_URL``               the HPSv3 service (none: the offline scorer)
-``WATERCOLOUR_HPS_TIMEOUT``           seconds per HPS request
-``WATERCOLOUR_HPS_RANGE``             ``lo,hi`` or a mapping JSON (default logistic(mu / 4))
-``WATERCOLOUR_GATE_MODE``             ``library`` | ``allowlist``
-``WATERCOLOUR_REWARD_SEED``           base seed of the reference draws
-``WATERCOLOUR_COPY_SKETCH``           share of a pool sketch a rollout may contain before
-                                      it is a near copy (above 1: off)
-``WATERCOLOUR_COPY_RENDER``           render similarity to a pool painting at which a
-                                      rollout is a near copy (above 1: off)
-====================================  ==================================================
+(:func:`watercolour.settings.setting`); ``settings.variables_table()`` lists them, with every
+other ``WATERCOLOUR_*`` variable, as the README's table.
 """
 
 from __future__ import annotations
@@ -42,7 +15,7 @@ from typing import Any
 from watercolour import settings
 from watercolour.gates import GateConfig
 from watercolour.rewards.copies import RENDER_THRESHOLD, SKETCH_THRESHOLD
-from watercolour.rewards.hps.mapping import HpsMapping
+from watercolour.rewards.hps.mapping import RANGE_ENV, HpsMapping
 from watercolour.rewards.judge.openai_judge import DEFAULT_MODEL
 from watercolour.rewards.mix import Mix
 from watercolour.rewards.references import DEFAULT_REFERENCES
@@ -61,11 +34,14 @@ class RewardConfig:
     mix: Mix = setting(default_factory=lambda: Mix.preset("judge-led"), reader=Mix.from_env,
                        help="the weights (WATERCOLOUR_JUDGE_WEIGHT, WATERCOLOUR_HPS_WEIGHT)")
     pool: str | None = setting(None, env="WATERCOLOUR_POOL",
-                               help="the pool: a folder, a build folder or a Hub dataset id")
+                               help="the pool: a folder, a build folder or a Hub dataset "
+                               "id; unset: runs/pool when it exists")
     references: int = setting(DEFAULT_REFERENCES, env="WATERCOLOUR_REFERENCES", positive=True,
                               help="references per group")
     judge: str = setting("auto", env="WATERCOLOUR_JUDGE", choices=JUDGES,
-                         help="auto: openai when a base URL or provider is set")
+                         help="the pairwise judge: pool-fitted (offline), openai (a vision "
+                         "model behind an OpenAI-compatible endpoint) or auto: openai when a "
+                         "base URL or provider is set")
     judge_cache: str | None = setting(
         "runs/judge-cache", env="WATERCOLOUR_JUDGE_CACHE",
         help="folder of fitted pool-fitted judges, keyed by pool and version (empty: none)")
@@ -84,7 +60,9 @@ class RewardConfig:
     hps_timeout_s: float = setting(60.0, env="WATERCOLOUR_HPS_TIMEOUT", positive=True,
                                    help="seconds per HPS request")
     hps_mapping: HpsMapping = setting(default_factory=HpsMapping, reader=HpsMapping.from_env,
-                                      help="mu -> [0, 1] (WATERCOLOUR_HPS_RANGE)")
+                                      env=RANGE_ENV, shown="`logistic(mu / 4)`",
+                                      help="HPSv3's mu -> [0, 1]: lo,hi (the mu mapped to 0.02 "
+                                      "and 0.98) or a mapping JSON fitted on a pool (calibrate)")
     hps_prompt: str = setting(HPS_PROMPT, help="the caption HPSv3 scores the render against")
     gate_mode: str = setting(GateConfig.mode, reader=lambda env: GateConfig.from_env(env).mode,
                              help="library | allowlist (WATERCOLOUR_GATE_MODE)")

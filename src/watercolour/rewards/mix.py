@@ -55,8 +55,13 @@ class Mix:
     """The weight of each component; build with :meth:`preset`, :meth:`from_weights` or
     :meth:`from_env`."""
 
-    judge: float = setting(env=JUDGE_ENV, help="the pairwise judge's weight")
-    hps: float = setting(env=HPS_ENV, help="the HPSv3 preference score's weight")
+    judge: float = setting(env=JUDGE_ENV, shown="`0.6` (judge-led)",
+                           help=f"the pairwise judge's weight; set it and {HPS_ENV} (they sum "
+                           "to 0.90: judge-led 0.60/0.30, hps-led 0.30/0.60, hps-only 0/0.90), "
+                           "or neither")
+    hps: float = setting(env=HPS_ENV, shown="`0.3` (judge-led)",
+                         help="the HPSv3 preference score's weight (the gate and the length "
+                         "term weigh 0.05 each)")
     gate: float = setting(GATE_WEIGHT, help="the gate's weight (fixed)")
     length: float = setting(LENGTH_WEIGHT, help="the length term's weight (fixed)")
 

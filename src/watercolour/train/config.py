@@ -11,6 +11,13 @@ defaults, the command line overrides them).
   this project (one log row per step, no bf16 or checkpointing unless asked: the small
   recipes run on a CPU).
 
+Where a value comes from: the command line, else the recipe (``--config``), else, for the
+reward's and the renderer's settings (``--references``, ``--mix``, ``--pool``, ``--gate-mode``,
+``--render-workers``, ``--render-deadline-s``), their ``WATERCOLOUR_*`` variable, else the
+default declared once on :class:`~watercolour.rewards.RewardConfig`,
+:class:`~watercolour.gates.GateConfig` or :class:`~watercolour.render.RenderConfig` (those
+fields' rules check the values; a bad variable is one error naming it, before anything runs).
+
 On a GPU machine ``--use-vllm`` (and TRL's ``--vllm-mode``, ``--vllm-server-host``,
 ``--vllm-gpu-memory-utilization``, ...) passes generation to vLLM unchanged: those are
 GRPOConfig's own fields (vLLM is not installed or testable here).
@@ -32,10 +39,13 @@ from typing import Any
 
 from trl import GRPOConfig, TrlParser
 
+from watercolour import settings
 from watercolour.errors import InputError
-from watercolour.gates import MODES
+from watercolour.gates import GateConfig
 from watercolour.prompt import DEFAULT_SUBJECT
-from watercolour.rewards.mix import PRESETS
+from watercolour.render.config import RenderConfig
+from watercolour.rewards.config import DEFAULT_POOL, RewardConfig
+from watercolour.rewards.mix import DEFAULT_MIX, HPS_ENV, JUDGE_ENV, PRESETS, Mix
 
 DENSE_TARGET_MODULES: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj",
                                          "gate_proj", "up_proj", "down_proj")
@@ -85,22 +95,24 @@ class RunArguments:
         "help": "Retries of a failed environment request (then the rollouts' reward is None)."})
     subject: str = field(default=DEFAULT_SUBJECT, metadata={
         "help": "What the policy is asked to paint."})
-    references: int = field(default=4, metadata={
-        "help": "Reference paintings the judge compares each rollout with (half love, half "
-                "okay), shared by a group."})
+    # The reward's and the renderer's settings, offered again as flags: not given (None), each
+    # is its WATERCOLOUR_* variable, else the default declared on RewardConfig / GateConfig /
+    # RenderConfig (settings.borrow; __post_init__ settles them, settings.fill).
+    references: int | None = settings.borrow(
+        RewardConfig, "references",
+        "Reference paintings the judge compares each rollout with (half love, half okay), "
+        "shared by a group.")
     mix: str | None = field(default=None, metadata={
-        "help": "The reward mix: hps-only, hps-led or judge-led (default: "
-                "WATERCOLOUR_JUDGE_WEIGHT / WATERCOLOUR_HPS_WEIGHT, else judge-led)."})
-    pool: str | None = field(default=None, metadata={
-        "help": "The reference pool (folder, build folder or Hub id; default WATERCOLOUR_POOL, "
-                "else runs/pool)."})
-    gate_mode: str | None = field(default=None, metadata={
-        "help": "library (any real p5.brush method) or allowlist (only the prompt's 10); "
-                "default WATERCOLOUR_GATE_MODE, else library."})
-    render_workers: int = field(default=1, metadata={
-        "help": "Browsers rendering in parallel (in-process reward only)."})
-    render_deadline_s: float = field(default=30.0, metadata={
-        "help": "Seconds one render may take (in-process reward only)."})
+        "help": f"The reward mix: {', '.join(MIXES)} (unset: {JUDGE_ENV} and {HPS_ENV}, else "
+                f"{DEFAULT_MIX})."})
+    pool: str | None = settings.borrow(
+        RewardConfig, "pool", "The reference pool: a folder, a build folder or a Hub id; "
+        f"none: {DEFAULT_POOL} when it exists")
+    gate_mode: str | None = settings.borrow(GateConfig, "mode")
+    render_workers: int | None = settings.borrow(
+        RenderConfig, "workers", "Browsers rendering in parallel (in-process reward only).")
+    render_deadline_s: float | None = settings.borrow(
+        RenderConfig, "deadline_s", "Seconds one render may take (in-process reward only).")
     prompt: str = field(default="full", metadata={
         "help": "full: the system prompt (the 10 methods, the skeleton) + the request; short: "
                 "the one-line request alone (for tiny models)."})
@@ -131,10 +143,11 @@ class RunArguments:
             raise InputError(f"--mix must be one of {', '.join(MIXES)}, got {self.mix!r}")
         if self.prompt not in ("full", "short"):
             raise InputError(f"--prompt must be full or short, got {self.prompt!r}")
-        if self.gate_mode is not None and self.gate_mode not in MODES:
-            raise InputError(f"--gate-mode must be one of {', '.join(MODES)}, got "
-                             f"{self.gate_mode!r}")
-        for name in ("lora_r", "lora_alpha", "references", "render_workers", "n_episodes"):
+        settings.fill(self)  # unset: the variable, else the default; given: the field's rules
+        self.reward_config()  # the rest of the reward's variables, checked before anything runs
+        if not self.env_url:
+            self.render_config()
+        for name in ("lora_r", "lora_alpha", "n_episodes"):
             if getattr(self, name) < 1:
                 raise InputError(f"--{name.replace('_', '-')} must be at least 1, got "
                                  f"{getattr(self, name)}")
@@ -147,12 +160,23 @@ class RunArguments:
                              f"repository id owner/name, got {self.resume!r}")
         if self.hub_sync_minutes <= 0:
             raise InputError(f"--hub-sync-minutes must be positive, got {self.hub_sync_minutes}")
-        if self.env_timeout_s <= 0 or self.render_deadline_s <= 0 or self.env_retries < 0:
+        if self.env_timeout_s <= 0 or self.env_retries < 0:
             raise InputError("timeouts must be positive and retries at least 0")
         if self.all_linear and not self.lora:
             raise InputError("--all-linear chooses LoRA's target modules: add --lora")
         if self.adapt_vision and not self.lora:
             raise InputError("--adapt-vision chooses where LoRA's adapters go: add --lora")
+
+    def reward_config(self) -> RewardConfig:
+        """The reward this run asks for: its flags over the ``WATERCOLOUR_*`` variables."""
+        return RewardConfig.from_env(mix=Mix.preset(self.mix) if self.mix else None,
+                                     pool=self.pool, references=self.references,
+                                     gate_mode=self.gate_mode)
+
+    def render_config(self) -> RenderConfig:
+        """The in-process renderer's configuration: its flags over the variables."""
+        return RenderConfig.from_env(workers=self.render_workers,
+                                     deadline_s=self.render_deadline_s)
 
     @property
     def target_modules(self) -> str | list[str]:

@@ -270,7 +270,8 @@ def evaluate(policy: str | Policy, rewarder: Any, sampling: Sampling, group: int
 
 def recipe_sampling(recipe: str) -> dict[str, Any]:
     """What a training recipe says about sampling and scoring: temperature, top-p, completion
-    length, prompt, subject, mix, gate mode (None where it says nothing)."""
+    length, prompt, subject, mix (None where it says nothing), gate mode (where it says
+    nothing: ``WATERCOLOUR_GATE_MODE``, else library)."""
     from watercolour.train.config import parse_args
 
     run, training = parse_args(["--config", recipe])

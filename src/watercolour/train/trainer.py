@@ -84,10 +84,7 @@ def versions() -> dict[str, str | None]:
 
 
 def reward_config(run: RunArguments) -> Any:
-    from watercolour.rewards import Mix, RewardConfig
-
-    return RewardConfig.from_env(mix=Mix.preset(run.mix) if run.mix else None, pool=run.pool,
-                                 references=run.references, gate_mode=run.gate_mode)
+    return run.reward_config()
 
 
 def reward_summary(run: RunArguments) -> str:
@@ -281,8 +278,7 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
     tokenizer = AutoTokenizer.from_pretrained(model)
     own_renderer = sync = None
     if rewarder is None and not run.env_url and renderer is None:
-        own_renderer = renderer = Renderer(workers=run.render_workers,
-                                           deadline_s=run.render_deadline_s).start()
+        own_renderer = renderer = Renderer(run.render_config()).start()
     try:
         if rewarder is None:
             source = make_rewarder(run.env_url, config, renderer=renderer,

@@ -37,11 +37,13 @@ import re
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
 from PIL import Image
 
+from watercolour import settings
 from watercolour.openai_compat import (
     HF_ROUTER,
     ChatClient,
@@ -52,11 +54,21 @@ from watercolour.openai_compat import (
     validate_provider,
 )
 from watercolour.rewards.judge.base import Vote
+from watercolour.settings import setting
 
 DEFAULT_MODEL = "Qwen/Qwen3-VL-30B-A3B-Instruct"
 KEY_ENV = "WATERCOLOUR_JUDGE_API_KEY"
-"""The bearer token for a ``base_url`` endpoint (``HF_TOKEN`` is sent only to Hugging Face's
-router, or through a ``provider``)."""
+
+
+@dataclass
+class JudgeKey:
+    """The judge endpoint's secret, read when its client is built and never recorded."""
+
+    api_key: str | None = setting(
+        None, env=KEY_ENV, help="the bearer token for WATERCOLOUR_JUDGE_BASE_URL (HF_TOKEN is "
+        "sent only to Hugging Face's router, or through a provider)")
+
+
 RUBRIC_PATH = resources.files("watercolour.rewards.judge").joinpath("rubric.md")
 QUESTION = ("Which is the better watercolour of {subject} by the rubric, image A or image B? "
             "Answer with the JSON object only.")
@@ -97,7 +109,8 @@ def judge_client(model: str, *, base_url: str | None = None, provider: str | Non
     if base_url and provider:
         raise ValueError("give the judge a base_url or a provider, not both")
     if base_url:
-        key = token if token is not None else (os.environ.get(KEY_ENV) or token_for(base_url))
+        key = token if token is not None else (settings.from_env(JudgeKey).api_key
+                                                or token_for(base_url))
         suffix = split_provider(model)[1]
         if suffix and base_url.rstrip("/") == HF_ROUTER:
             validate_provider(suffix, key)

@@ -39,7 +39,9 @@ class WarmStartConfig:
 
     cache_dir: str = settings.setting(
         default_factory=default_cache, env="WATERCOLOUR_CACHE",
-        help="where built warm starts are kept (one folder per configuration)")
+        shown="`$XDG_CACHE_HOME/watercolour`, else `~/.cache/watercolour`",
+        help="where built models are kept: the tiny painter's warm starts (one folder per "
+        "configuration), the builtin miniatures and tokenizers")
     sketches: int = settings.setting(3000, env="WATERCOLOUR_TINY_SKETCHES", positive=True,
                                      help="compact training sketches (seeds 0..N-1)")
     vocab_size: int = settings.setting(2048, positive=True, help="BPE vocabulary")
