@@ -24,7 +24,6 @@ import json
 import os
 import platform
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -35,6 +34,7 @@ from pathlib import Path
 
 from watercolour.env import RemoteRewarder
 from watercolour.env.config import default_browsers
+from watercolour.env.ports import free_port
 from watercolour.examples import load_examples
 from watercolour.io import write_json_atomic
 from watercolour.render import Renderer
@@ -44,12 +44,6 @@ RESULTS = Path(__file__).resolve().parent / "results"
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_OVERHEAD = 1.10
 SUBJECT = "a watercolour flower"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def replies(n: int) -> list[str]:

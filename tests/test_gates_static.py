@@ -365,6 +365,15 @@ def test_paint_floor_is_a_parameter():
     lenient = verdict.for_mode("library", Floors(paint_floor=0.001))
     assert lenient.passed, lenient.reasons
     assert check(SKETCH, FakeRenderer(result), paint_floor=0.001).passed
+    assert check(SKETCH, FakeRenderer(result), floors=Floors(paint_floor=0.001)).passed
+    assert not check(SKETCH, FakeRenderer(result)).passed  # the default floor, 0.005
+
+
+def test_paint_floor_and_floors_together_are_refused():
+    """paint_floor used to override floors' own paint_floor without a word."""
+    with pytest.raises(ValueError, match="paint_floor or floors"):
+        check(SKETCH, FakeRenderer(painted()), paint_floor=0.001,
+              floors=Floors(paint_floor=0.01))
 
 
 def test_too_large():

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ except ImportError as err:  # the environment is another issue's; wired in after
     pytest.skip(f"watercolour.env is not importable here ({err}): the environment client and "
                 "server come with the environment issue", allow_module_level=True)
 
+from watercolour.env.ports import free_port
 from watercolour.train.config import parse_args
 from watercolour.train.trainer import train
 
@@ -32,15 +32,9 @@ HPS_ONLY = {"WATERCOLOUR_JUDGE_WEIGHT": "0", "WATERCOLOUR_HPS_WEIGHT": "0.9",
             "WATERCOLOUR_HPS_URL": "", "WATERCOLOUR_JUDGE_BASE_URL": ""}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    port = _free_port()
+    port = free_port()
     log = open(tmp_path_factory.mktemp("env") / "serve.log", "w")  # noqa: SIM115
     process = subprocess.Popen(
         [sys.executable, "-m", "watercolour", "serve", "--host", "127.0.0.1", "--port",

@@ -38,10 +38,6 @@ VERBS = {
 }
 
 
-class CliError(InputError):
-    """A user-facing error: printed as one line, exit code 2."""
-
-
 DOMAIN_ERRORS: tuple[type[Exception], ...] = (InputError, SetupError, FileNotFoundError)
 """What ``main`` reports as one line (exit 2); anything else raises with its traceback."""
 

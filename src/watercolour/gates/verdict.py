@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from watercolour import settings
@@ -164,7 +164,7 @@ def check(
     reply: str,
     renderer: SketchRenderer,
     mode: Mode = "library",
-    paint_floor: float = 0.005,
+    paint_floor: float | None = None,
     *,
     floors: Floors | None = None,
     seed: int = 0,
@@ -177,7 +177,8 @@ def check(
         reply: the model's raw reply, or the sketch itself.
         renderer: anything with ``render(code, seed) -> RenderResult``.
         mode: ``library`` admits any real p5.brush method; ``allowlist`` only the prompt's 10.
-        paint_floor: minimum paint fraction (overrides ``floors.paint_floor``).
+        paint_floor: minimum paint fraction (default :class:`Floors`'); a shorthand for
+            ``floors=Floors(paint_floor=...)``: give one or the other, not both.
         floors: all image thresholds (default :class:`Floors`).
         seed: the render seed.
         deadline_s: this render's deadline (default: the renderer's own).
@@ -187,7 +188,9 @@ def check(
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-    floors = replace(floors or Floors(), paint_floor=paint_floor)
+    if paint_floor is not None and floors is not None:
+        raise ValueError("give paint_floor or floors (with its paint_floor), not both")
+    floors = floors or (Floors() if paint_floor is None else Floors(paint_floor=paint_floor))
     extraction = extract_sketch(reply)
     inventory = take_inventory(extraction.code) if extraction.code is not None else None
     static = static_findings(extraction, inventory, mode)

@@ -74,10 +74,6 @@ def _methods(exports) -> list[str]:
     return [name for name in exports if not name[:1].isupper()]
 
 
-def is_brush_method(name: str) -> bool:
-    return name in brush_methods()
-
-
 def expected_method_count() -> int:
     """How many methods the vendored p5.brush has, as ``manifest.json`` records it (written by
     ``scripts/vendor_js.py`` when the bundle is vendored)."""

@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -120,11 +119,6 @@ def render_seconds(e: Evaluation) -> float | None:
 
 def gate_seconds(e: Evaluation) -> float:
     return float(((e.breakdown or {}).get("latency_s") or {}).get("gate") or 0.0)
-
-
-def prompt_key(prompt: Any) -> str:
-    return prompt if isinstance(prompt, str) else json.dumps(prompt, sort_keys=True,
-                                                             default=str)
 
 
 Scored = Callable[[list[Any], list[Any], list[Evaluation], int], None]
