@@ -211,6 +211,12 @@ def test_help_lists_our_flags_and_trls(capsys):
     for flag in ("--n-episodes", "--env-url", "--lr", "--steps", "--run-tag", "--out",
                  "--num_generations", "--scale_rewards", "--dry-run"):
         assert flag in out, flag
+    variables = out[out.index("environment variables"):]
+    for name in ("WATERCOLOUR_REFERENCES (4)", "WATERCOLOUR_RENDER_WORKERS (1)",
+                 "WATERCOLOUR_JUDGE_WEIGHT", "WATERCOLOUR_POOL", "WATERCOLOUR_CACHE"):
+        assert f"  {name}" in variables, name
+    assert "WATERCOLOUR_ENV_TOKEN" not in variables  # the server's, not a run's
+    assert "(default: None)" not in out  # an unset flag's help says what it is then
 
 
 def test_a_dataset_smaller_than_one_step_is_refused_before_training(tmp_path):

@@ -27,6 +27,7 @@ GRPOConfig's own fields (vLLM is not installed or testable here).
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import os
 import re
@@ -260,6 +261,31 @@ def bf16_available() -> bool:
     return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
 
 
+class _Help(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Each flag's default after its help, but not "None" (unset: its help says what then);
+    the epilog (the variables) as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None:
+            return action.help
+        return super()._get_help_string(action)
+
+
+READ_BY_TRAINING = ("RenderConfig", "GateConfig", "Mix", "RewardConfig", "JudgeKey",
+                    "WarmStartConfig")
+"""The configurations whose variables a training run reads (not the server's, nor the book's)."""
+
+
+def variables_epilog() -> str:
+    """The ``WATERCOLOUR_*`` variables a run reads, one a line, for ``--help`` (from
+    :func:`watercolour.settings.variables`, as the README's table)."""
+    lines = [f"  {name} ({default.replace('`', '')}): {text}"
+             for name, where, default, text in settings.variables()
+             if where.split(".")[0] in READ_BY_TRAINING]
+    return ("environment variables (a flag, or the recipe, wins over its variable):\n"
+            + "\n".join(lines))
+
+
 class _Parser(TrlParser):
     """TrlParser whose errors are one line (argparse would print the whole usage first)."""
 
@@ -269,7 +295,8 @@ class _Parser(TrlParser):
 
 
 def parser() -> TrlParser:
-    return _Parser((RunArguments, TrainArguments), prog="watercolour train")
+    return _Parser((RunArguments, TrainArguments), prog="watercolour train",
+                   formatter_class=_Help, epilog=variables_epilog())
 
 
 RECIPES = resources.files("watercolour.train") / "recipes"

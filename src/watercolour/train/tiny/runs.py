@@ -23,9 +23,10 @@ from typing import Any
 import pandas as pd
 
 from watercolour.analysis.findings import describe_learning
+from watercolour.analysis.thirds import THIRDS
 from watercolour.io import write_bytes_atomic, write_json_atomic
+from watercolour.rewards.mix import PRESETS
 
-THIRDS = ("first", "middle", "last")
 RESULTS = Path(__file__).parent / "results"
 """The committed runs, shipped with the package (``results/tiny`` at the top is a link)."""
 
@@ -125,7 +126,7 @@ def publish(run: str | Path, out: str | Path) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m watercolour.train.tiny.runs",
                                      description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mix", required=True, choices=("hps-only", "hps-led", "judge-led"))
+    parser.add_argument("--mix", required=True, choices=tuple(PRESETS))
     parser.add_argument("--pool", default=None, help="the reference pool (default: the "
                         "trainer's, WATERCOLOUR_POOL else runs/pool)")
     parser.add_argument("--steps", type=int, default=60)
