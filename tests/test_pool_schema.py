@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pool_helpers import png, rows
 
-from watercolour.pool import jsonl
+from watercolour import jsonl
 from watercolour.pool.schema import (
     COLUMNS,
     PoolValidationError,

@@ -16,8 +16,8 @@ from typing import Any
 
 import pandas as pd
 
+from watercolour import jsonl
 from watercolour.errors import InputError
-from watercolour.pool import jsonl
 
 COLUMNS = ("step", "group", "index", "seed", "prompt", "completion", "sketch", "png", "reward",
            "components", "status", "violations", "paint_fraction", "n_shapes", "references")
@@ -80,7 +80,7 @@ def _read_any(source: Path, pictures: bool) -> pd.DataFrame:
 
 
 def _read_jsonl(source: Path, pictures: bool) -> pd.DataFrame:
-    """A crash-safe rollout log (:mod:`watercolour.pool.jsonl`): a torn last line is dropped."""
+    """A crash-safe rollout log (:mod:`watercolour.jsonl`): a torn last line is dropped."""
     rows = []
     for number, row in enumerate(jsonl.iter_records(source), 1):
         if not isinstance(row, dict):

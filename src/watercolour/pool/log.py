@@ -18,8 +18,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from watercolour import jsonl
 from watercolour.io import write_bytes_atomic
-from watercolour.pool import jsonl
 
 
 class GenerationLog:

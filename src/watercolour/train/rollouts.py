@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from watercolour import jsonl
 from watercolour.io import write_bytes_atomic, write_text_atomic
-from watercolour.pool import jsonl
 from watercolour.rewards import Evaluation
 from watercolour.rewards.mix import COMPONENTS
 

@@ -1,6 +1,6 @@
 """Rating paintings inline in a notebook, and the pool built from the ratings.
 
-Every rating is one line appended to a log (:mod:`watercolour.pool.jsonl`: flushed and
+Every rating is one line appended to a log (:mod:`watercolour.jsonl`: flushed and
 fsynced before the click returns), so a kernel restart loses nothing: a new widget over the
 same log replays it and opens at the first painting not yet rated. ``undo`` is itself an
 event in the log (it takes back the latest rating or skip not yet taken back), so the log is

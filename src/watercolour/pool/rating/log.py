@@ -1,6 +1,6 @@
 """The append-only rating log and its replay.
 
-Every rating is one line appended to the log (:mod:`watercolour.pool.jsonl`: flushed and
+Every rating is one line appended to the log (:mod:`watercolour.jsonl`: flushed and
 fsynced before the click returns), so a kernel restart loses nothing: replaying the log is the
 state. ``undo`` is itself an event (it takes back the latest rating or skip not yet taken back),
 so the log is append-only.
@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from watercolour import jsonl
 from watercolour.errors import InputError
-from watercolour.pool import jsonl
 
 RATINGS: tuple[str, ...] = ("love", "okay", "reject")
 ACTIONS: tuple[str, ...] = (*RATINGS, "skip", "undo")
