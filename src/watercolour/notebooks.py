@@ -300,16 +300,12 @@ def markdown_table(header: Sequence[object], rows: Iterable[Sequence[object]],
 
 
 def thumbnail(png: bytes, size: int = 320) -> bytes:
-    """``png`` shrunk to fit a ``size`` x ``size`` box (aspect kept; never enlarged), as PNG."""
-    import io
+    """``png`` shrunk to fit a ``size`` x ``size`` box, as PNG
+    (:func:`watercolour.render.paint.thumbnail`, imported here when called: this module loads
+    before the package's dependencies are installed)."""
+    from watercolour.render.paint import thumbnail as shrink
 
-    from PIL import Image
-
-    image = Image.open(io.BytesIO(png)).convert("RGB")
-    image.thumbnail((size, size))
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
-    return buffer.getvalue()
+    return shrink(png, size)
 
 
 def install(package: str = "", *extras: str, mode: str | None = None, **options: Any) -> None:

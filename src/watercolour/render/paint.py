@@ -36,3 +36,12 @@ def paint_fraction(rgb: np.ndarray, tolerance: int = PAPER_TOLERANCE) -> float:
     paper = np.array(paper_colour(rgb), dtype=np.int16)
     diff = np.abs(rgb.astype(np.int16) - paper).max(axis=2)
     return float((diff > tolerance).mean())
+
+
+def thumbnail(png: bytes, size: int = 320) -> bytes:
+    """``png`` shrunk to fit a ``size`` x ``size`` box (aspect kept; never enlarged), as PNG."""
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    image.thumbnail((size, size))
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()

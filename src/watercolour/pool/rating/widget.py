@@ -14,9 +14,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import ClassVar
 
-from watercolour.notebooks import thumbnail
 from watercolour.pool.rating.items import Item
 from watercolour.pool.rating.log import RATINGS, RatingLog
+from watercolour.render.paint import thumbnail
 
 
 class RatingWidget:
