@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from watercolour.pool.schema import DEFAULT_POOL
 from watercolour.rewards.mix import PRESETS
 
 DEFAULTS = {"samples": 8, "seed": 0, "max_new_tokens": 512, "temperature": 1.0, "top_p": 1.0,
@@ -53,7 +54,7 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
                    help="the reward mix (default WATERCOLOUR_JUDGE_WEIGHT/_HPS_WEIGHT, else "
                    "judge-led; with no pool found, hps-only)")
     p.add_argument("--pool", default=None, help="the reference pool (default "
-                   "WATERCOLOUR_POOL, else runs/pool)")
+                   f"WATERCOLOUR_POOL, else {DEFAULT_POOL})")
     p.add_argument("--gate-mode", choices=("library", "allowlist"), default=None,
                    help="default WATERCOLOUR_GATE_MODE, else library")
     p.add_argument("--group", type=int, default=8,

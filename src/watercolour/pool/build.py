@@ -47,7 +47,7 @@ from watercolour.pool.painters import (
     PaintRequest,
     Reference,
 )
-from watercolour.pool.schema import sha256, validate_rows
+from watercolour.pool.schema import DEFAULT_POOL, sha256, validate_rows
 from watercolour.pool.tiers import RULE, assign_tiers
 from watercolour.render.attempts import render_attempts
 from watercolour.settings import setting
@@ -57,7 +57,7 @@ from watercolour.settings import setting
 class BuildConfig:
     """How a pool is built. Defaults build the starter pool offline."""
 
-    out: str = setting("runs/pool", help="output folder (log, pool, negatives, build.json); "
+    out: str = setting(DEFAULT_POOL, help="output folder (log, pool, negatives, build.json); "
                        "a rerun resumes it")
     size: int = setting(24, positive=True, help="paintings to make; painting i goes to painter "
                         "i mod #painters")

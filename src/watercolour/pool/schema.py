@@ -16,6 +16,9 @@ from typing import Any
 
 from watercolour.errors import InputError
 
+DEFAULT_POOL = "runs/pool"
+"""Where ``watercolour pool build`` writes the starter pool, and where the reward looks for a
+pool when none is configured."""
 TIERS: tuple[str, ...] = ("love", "okay")
 """The two tiers of a pool, best first. ``reject`` is a rating, never a pool tier."""
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from watercolour import settings
 from watercolour.gates import GateConfig
+from watercolour.pool.schema import DEFAULT_POOL
 from watercolour.rewards.copies import RENDER_THRESHOLD, SKETCH_THRESHOLD
 from watercolour.rewards.hps.mapping import RANGE_ENV, HpsMapping
 from watercolour.rewards.judge.openai_judge import DEFAULT_MODEL
@@ -21,7 +22,6 @@ from watercolour.rewards.mix import Mix
 from watercolour.rewards.references import DEFAULT_REFERENCES
 from watercolour.settings import SettingError, setting
 
-DEFAULT_POOL = "runs/pool"
 JUDGES = ("auto", "pool-fitted", "openai")
 HPS_PROMPT = "{subject}, a watercolour painting"
 """The caption HPSv3 scores the render against."""
@@ -35,7 +35,7 @@ class RewardConfig:
                        help="the weights (WATERCOLOUR_JUDGE_WEIGHT, WATERCOLOUR_HPS_WEIGHT)")
     pool: str | None = setting(None, env="WATERCOLOUR_POOL",
                                help="the pool: a folder, a build folder or a Hub dataset "
-                               "id; unset: runs/pool when it exists")
+                               f"id; unset: {DEFAULT_POOL} when it exists")
     references: int = setting(DEFAULT_REFERENCES, env="WATERCOLOUR_REFERENCES", positive=True,
                               help="references per group")
     judge: str = setting("auto", env="WATERCOLOUR_JUDGE", choices=JUDGES,
