@@ -96,3 +96,13 @@ def test_use_vllm_adds_the_pinned_vllm_to_the_job():
     from packaging.version import Version
 
     assert Version("0.22") <= Version(pins["vllm"]) <= Version("0.31")
+
+
+def test_in_the_job_bad_input_is_one_line_and_exit_2(capsys, monkeypatch):
+    """The job runs the training program itself (watercolour.train.program, not the CLI)."""
+    from watercolour.train.launch import train_in_job
+
+    monkeypatch.setenv("WATERCOLOUR_RENDER_WORKERS", "0")
+    assert train_in_job(["--dry-run"]) == 2
+    assert capsys.readouterr().err.strip() == \
+        "watercolour train: error: WATERCOLOUR_RENDER_WORKERS must be positive, got '0'"

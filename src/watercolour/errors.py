@@ -24,6 +24,10 @@ class SetupError(RuntimeError):
     """The environment cannot do what was asked."""
 
 
+DOMAIN_ERRORS: tuple[type[Exception], ...] = (InputError, SetupError, FileNotFoundError)
+"""What a program reports as one line (exit 2); anything else raises with its traceback."""
+
+
 def read_text(path: str | Path, what: str = "file") -> str:
     """The UTF-8 text of ``path``; a missing file, a directory or a file that is not UTF-8 text
     is one clear error (``FileNotFoundError`` or :class:`InputError`) naming the file and what

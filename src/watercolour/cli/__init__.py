@@ -21,7 +21,7 @@ from watercolour.cli import (
     serve,
     train,
 )
-from watercolour.errors import InputError, SetupError
+from watercolour.errors import DOMAIN_ERRORS
 
 VERBS = {
     "render": render,
@@ -36,10 +36,6 @@ VERBS = {
     "train": train,
     "evaluate": evaluate,
 }
-
-
-DOMAIN_ERRORS: tuple[type[Exception], ...] = (InputError, SetupError, FileNotFoundError)
-"""What ``main`` reports as one line (exit 2); anything else raises with its traceback."""
 
 
 def build_parser() -> argparse.ArgumentParser:

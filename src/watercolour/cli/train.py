@@ -33,14 +33,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from watercolour.train.config import parse_args
-    from watercolour.train.trainer import dry_run, print_dry_run, train
+    from watercolour.train.program import run as train
 
-    run_args, training = parse_args(argv)
-    if run_args.dry_run:
-        print_dry_run(dry_run(run_args, training), run_args.json)
-        return 0
-    summary = train(run_args, training)
-    print(f"trained {summary['global_step']} steps: {summary['rollouts']} rollouts, "
-          f"{summary['metrics_rows']} metric rows in {summary['out']}")
-    return 0
+    return train(argv)

@@ -2,6 +2,6 @@
 
 import sys
 
-from watercolour.cli import main
+from watercolour.train.program import main
 
-sys.exit(main(["train", *sys.argv[1:]]))
+sys.exit(main(sys.argv[1:]))

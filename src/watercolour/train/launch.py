@@ -97,14 +97,14 @@ def train_in_job(flags: list[str]) -> int:
     """``watercolour train FLAGS`` as the job's process: its exit status is the run's (0
     trained, 2 bad input, 1 any failure, with its traceback, 128+N stopped by signal N), and
     SIGTERM unwinds like an exception so the last sync still runs."""
-    from watercolour.cli import main as watercolour
+    from watercolour.train.program import main as watercolour_train
 
     try:
         previous = signal.signal(signal.SIGTERM, _stopped)
     except ValueError:  # not the main thread: leave signals alone
         previous = None
     try:
-        return watercolour(["train", *flags])
+        return watercolour_train(flags)
     except SystemExit as stop:
         code = stop.code
         return code if isinstance(code, int) else (0 if code is None else 1)
