@@ -131,7 +131,10 @@ def main(argv: list[str] | None = None) -> int:
                         "trainer's, WATERCOLOUR_POOL else runs/pool)")
     parser.add_argument("--steps", type=int, default=60)
     parser.add_argument("--runs", default="runs/tiny", help="where the run itself goes")
-    parser.add_argument("--results", default=str(RESULTS), help="where it is published")
+    parser.add_argument("--results", default="results/tiny",
+                        help="where it is published (default results/tiny, here: in a checkout "
+                        "that is a link to the results shipped with the package, which a "
+                        "run from an installed package never writes into)")
     parser.add_argument("--publish-only", action="store_true")
     args = parser.parse_args(argv)
     run = Path(args.runs) / args.mix
