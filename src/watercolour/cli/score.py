@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from watercolour.cli.inputs import read_input
+from watercolour.pool.schema import DEFAULT_POOL
 from watercolour.render import Renderer
 
 EXIT_REJECTED = 1
@@ -32,7 +33,7 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("file", type=Path, help="a reply (.md, .txt) or a sketch (.js)")
     p.add_argument("--pool", default=None,
                    help="the reference pool: a pool folder, build folder or Hub id (default "
-                   "WATERCOLOUR_POOL, else runs/pool)")
+                   f"WATERCOLOUR_POOL, else {DEFAULT_POOL})")
     p.add_argument("--subject", default=None, help="what was asked for (default: "
                    "'a peach hibiscus')")
     p.add_argument("--seed", type=int, default=0,

@@ -286,12 +286,13 @@ def reward_config(mix: str | None = None, pool: str | None = None,
     """The reward configuration, and a note when the mix was changed: with no ``mix`` given
     and no pool found, a mix that needs the judge becomes ``hps-only`` (the scorer needs no
     pool), so a fresh checkout can evaluate."""
+    from watercolour.pool.schema import DEFAULT_POOL
     from watercolour.rewards import Mix, RewardConfig
 
     config = RewardConfig.from_env(mix=Mix.preset(mix) if mix else None, pool=pool,
                                    gate_mode=gate_mode)
     if mix is None and config.mix.judge > 0 and config.pool_source() is None:
-        note = (f"no pool (WATERCOLOUR_POOL, --pool, runs/pool): the {config.mix.name} mix "
+        note = (f"no pool (WATERCOLOUR_POOL, --pool, {DEFAULT_POOL}): the {config.mix.name} mix "
                 "needs the judge's references, so scoring with hps-only")
         config = RewardConfig.from_env(mix=Mix.preset("hps-only"), pool=pool,
                                        gate_mode=gate_mode)

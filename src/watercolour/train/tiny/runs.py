@@ -25,6 +25,7 @@ import pandas as pd
 from watercolour.analysis.findings import describe_learning
 from watercolour.analysis.thirds import THIRDS
 from watercolour.io import write_bytes_atomic, write_json_atomic
+from watercolour.pool.schema import DEFAULT_POOL
 from watercolour.rewards.mix import PRESETS
 
 RESULTS = Path(__file__).parent / "results"
@@ -128,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--mix", required=True, choices=tuple(PRESETS))
     parser.add_argument("--pool", default=None, help="the reference pool (default: the "
-                        "trainer's, WATERCOLOUR_POOL else runs/pool)")
+                        f"trainer's, WATERCOLOUR_POOL else {DEFAULT_POOL})")
     parser.add_argument("--steps", type=int, default=60)
     parser.add_argument("--runs", default="runs/tiny", help="where the run itself goes")
     parser.add_argument("--results", default="results/tiny",
