@@ -76,6 +76,7 @@ def test_the_builtin_is_the_converted_instruct_model(folder):
     assert record["model_class"] == "LlamaForCausalLM" and record["parameters"] == 134_515_008
     assert record["package_version"] == version(SMOLLM2_PACKAGE)
     config = AutoConfig.from_pretrained(folder)
+    assert getattr(config, "quantization_config", None) is None  # plain float32: trainable
     assert (config.num_hidden_layers, config.hidden_size, config.vocab_size) == (30, 576, 49152)
     tokenizer = AutoTokenizer.from_pretrained(folder)
     assert tokenizer.eos_token == "<|im_end|>"

