@@ -47,6 +47,7 @@ from watercolour.prompt import DEFAULT_SUBJECT
 from watercolour.render.config import RenderConfig
 from watercolour.rewards.config import DEFAULT_POOL, RewardConfig
 from watercolour.rewards.mix import DEFAULT_MIX, HPS_ENV, JUDGE_ENV, PRESETS, Mix
+from watercolour.train.builtin_models import BUILTINS
 
 DENSE_TARGET_MODULES: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj",
                                          "gate_proj", "up_proj", "down_proj")
@@ -65,13 +66,8 @@ class RunArguments:
     model_name_or_path: str = field(
         default="builtin:tiny-qwen3",
         metadata={"aliases": ["--model"], "help": "The policy: a Hub id (Qwen/Qwen3.5-35B-A3B), "
-                  "a local model folder, builtin:tiny-painter (the tiny painter: a ~4M Qwen3 "
-                  "warm-started here on compact sketches, cached), builtin:tiny-qwen3 (a "
-                  "tiny random Qwen3 for plumbing tests, built "
-                  "from a config here, no download), or builtin:mini-qwen3.5-moe / "
-                  "builtin:mini-qwen3.5 (random-weight miniatures of the classes TRL loads for "
-                  "Qwen3.5-35B-A3B / -4B, with the exact tokenizer: a recipe's rehearsal on a "
-                  "CPU)."})
+                  "a local model folder, or a builtin, made here without a download: "
+                  + "; ".join(f"{name}, {what}" for name, what in BUILTINS.items()) + "."})
     lora: bool = field(default=False, metadata={
         "help": "Train LoRA adapters (PEFT) instead of every weight."})
     all_linear: bool = field(default=False, metadata={
