@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from watercolour import settings
-from watercolour.settings import SettingError, setting
+from watercolour.settings import setting
 
 GLBackend = Literal["auto", "llvmpipe", "swiftshader", "gpu"]
 FlagSet = Literal["fast", "predecessor"]
@@ -50,14 +50,7 @@ class RenderConfig:
     extra_args: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if self.workers < 1:
-            raise SettingError(f"workers must be at least 1, got {self.workers}")
-        if self.deadline_s <= 0:
-            raise SettingError(f"deadline_s must be positive, got {self.deadline_s}")
-        if self.flags not in ("fast", "predecessor"):
-            raise SettingError(f"flags must be fast or predecessor, got {self.flags!r}")
-        if self.gl not in ("auto", "llvmpipe", "swiftshader", "gpu"):
-            raise SettingError(f"gl must be auto, llvmpipe, swiftshader or gpu, got {self.gl!r}")
+        settings.check(self)  # the rules declared on the fields (positive, the Literal choices)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object

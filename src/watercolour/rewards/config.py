@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from watercolour import settings
-from watercolour.gates import GateConfig
+from watercolour.gates import MODES, GateConfig
 from watercolour.pool.schema import DEFAULT_POOL
 from watercolour.rewards.copies import RENDER_THRESHOLD, SKETCH_THRESHOLD
 from watercolour.rewards.hps.mapping import RANGE_ENV, HpsMapping
@@ -64,7 +64,8 @@ class RewardConfig:
                                       help="HPSv3's mu -> [0, 1]: lo,hi (the mu mapped to 0.02 "
                                       "and 0.98) or a mapping JSON fitted on a pool (calibrate)")
     hps_prompt: str = setting(HPS_PROMPT, help="the caption HPSv3 scores the render against")
-    gate_mode: str = setting(GateConfig.mode, reader=lambda env: GateConfig.from_env(env).mode,
+    gate_mode: str = setting(GateConfig.mode, choices=MODES,
+                             reader=lambda env: GateConfig.from_env(env).mode,
                              help="library | allowlist (WATERCOLOUR_GATE_MODE)")
     seed: int = setting(0, env="WATERCOLOUR_REWARD_SEED",
                         help="base seed of the reference draws")
@@ -78,16 +79,10 @@ class RewardConfig:
              "(above 1: off)")
 
     def __post_init__(self) -> None:
-        if self.judge not in JUDGES:
-            raise SettingError(f"the judge must be one of {', '.join(JUDGES)}, got {self.judge!r}")
+        settings.check(self)  # the rules declared on the fields
         if self.judge_base_url and self.judge_provider:
             raise SettingError("set WATERCOLOUR_JUDGE_BASE_URL or WATERCOLOUR_JUDGE_PROVIDER, "
-                             "not both")
-        if self.references < 1:
-            raise SettingError(f"references must be at least 1, got {self.references}")
-        if self.gate_mode not in ("library", "allowlist"):
-            raise SettingError(f"the gate mode must be library or allowlist, got "
-                             f"{self.gate_mode!r}")
+                               "not both")
 
     @property
     def judge_backend(self) -> str:
