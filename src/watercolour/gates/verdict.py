@@ -27,7 +27,7 @@ from watercolour.gates.violations import Finding, Violation, ordered
 from watercolour.render.attempts import SketchRenderer, render_attempts
 from watercolour.render.brush import ALLOWLIST, PAINTING_METHODS
 from watercolour.render.result import RenderResult
-from watercolour.settings import SettingError, setting
+from watercolour.settings import setting
 
 Mode = Literal["library", "allowlist"]
 MODES: tuple[str, ...] = typing.get_args(Mode)
@@ -44,8 +44,7 @@ class GateConfig:
                          help="library: any real p5.brush method; allowlist: only the prompt's 10")
 
     def __post_init__(self) -> None:
-        if self.mode not in MODES:
-            raise SettingError(f"the gate mode must be library or allowlist, got {self.mode!r}")
+        settings.check(self)  # mode: one of the Literal's values
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> GateConfig:
