@@ -28,7 +28,6 @@ from train_support import LengthRewarder
 from watercolour.gates import assess, extract_sketch, take_inventory
 from watercolour.train.builtin_models import SMOLLM2, SMOLLM2_PACKAGE
 
-pytestmark = [pytest.mark.slow]
 FIXTURE = Path(__file__).parent / "fixtures" / "smollm2" / "replies.json"
 
 
@@ -67,6 +66,7 @@ def static_gate(reply: str, mode: str = "library"):
     return extraction, assess(extraction, inventory, None, mode=mode)
 
 
+@pytest.mark.slow
 def test_the_builtin_is_the_converted_instruct_model(folder):
     from transformers import AutoConfig, AutoTokenizer
 
@@ -89,6 +89,7 @@ def test_the_builtin_is_the_converted_instruct_model(folder):
 
 
 def test_real_replies_through_extraction_and_the_gate(recorded):
+    """The committed replies (no model, no browser: not slow)."""
     # greedy: the system prompt's skeleton copied in a closed fence, then the same sentence of
     # prose over and over until the tokens run out; the sketch paints nothing
     (greedy,) = recorded["greedy"]["replies"]
@@ -140,6 +141,7 @@ def test_real_replies_through_extraction_and_the_gate(recorded):
             assert static_gate(reply)[1].violations == violations, name
 
 
+@pytest.mark.slow
 def test_the_acceptance_command_writes_the_recorded_replies(folder, recorded, tmp_path,
                                                             capsys, monkeypatch):
     """``watercolour evaluate builtin:smollm2-135m-instruct --samples 2 --max-new-tokens 64
@@ -164,6 +166,7 @@ def test_the_acceptance_command_writes_the_recorded_replies(folder, recorded, tm
     print(f"watercolour evaluate {SMOLLM2} --samples 2 --max-new-tokens 64: {seconds:.1f} s")
 
 
+@pytest.mark.slow
 def test_one_grpo_step_with_lora_on_the_real_model(folder, tmp_path, capsys):
     from peft import PeftModel
     from transformers import AutoModelForCausalLM
