@@ -164,8 +164,9 @@ def test_reset_draws_the_groups_references_from_the_seed(service):
     assert first.status == "ready" and first.reward is None and not first.done
     assert first.prompt[-1] == {"role": "user", "content": "Paint a lotus in watercolour."}
     assert len(first.reference_ids) == 4 and env.state.reference_ids == first.reference_ids
-    assert WatercolourEnvironment(service).reset(seed=7).reference_ids == first.reference_ids
-    others = {tuple(WatercolourEnvironment(service).reset(seed=s).reference_ids)
+    again = WatercolourEnvironment(service).reset(seed=7, subject="a lotus")
+    assert again.reference_ids == first.reference_ids
+    others = {tuple(WatercolourEnvironment(service).reset(seed=s, subject="a lotus").reference_ids)
               for s in range(8, 14)}
     assert len(others | {tuple(first.reference_ids)}) > 1
     with pytest.raises(ValueError, match="unknown reset option"):

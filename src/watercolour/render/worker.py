@@ -199,7 +199,7 @@ class BrowserWorker:
         if pending.done():
             if not pending.cancelled() and pending.exception() is None:
                 context, _ = pending.result()
-                closing = asyncio.ensure_future(self._close_context(context))
+                closing = asyncio.ensure_future(self._close_quietly(context))
                 self._closing.add(closing)
                 closing.add_done_callback(self._closing.discard)
         else:
@@ -218,6 +218,15 @@ class BrowserWorker:
         for page in context.pages:
             await asyncio.wait_for(page.close(run_before_unload=False), CLOSE_TIMEOUT_S)
         await asyncio.wait_for(context.close(), CLOSE_TIMEOUT_S)
+
+    @classmethod
+    async def _close_quietly(cls, context: BrowserContext) -> None:
+        """Close an unused prepared context in the background; its browser may already be
+        closing (a recycle), which closes the context too, so a failure is nothing to report."""
+        try:
+            await cls._close_context(context)
+        except Exception:
+            pass
 
     async def _discard_context(self) -> None:
         """Close the render's context (its renderer process goes with it); when even that
