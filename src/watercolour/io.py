@@ -32,3 +32,25 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
 
 def write_json_atomic(path: str | os.PathLike[str], data: Any) -> Path:
     return write_text_atomic(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+def save_model_folder(target: str | os.PathLike[str], model: Any, tokenizer: Any,
+                      record_name: str, record: dict[str, Any]) -> Path:
+    """Save a model, its tokenizer and a JSON ``record`` as the folder ``target``: written in
+    a scratch folder beside it, then moved into place, so a crash leaves the old folder or
+    the new one, never half of one (a builtin's cache is trusted once its record is there)."""
+    import shutil
+
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
+    try:
+        model.save_pretrained(scratch / "model")
+        tokenizer.save_pretrained(scratch / "model")
+        write_json_atomic(scratch / "model" / record_name, record)
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(scratch / "model", target)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return target

