@@ -102,6 +102,32 @@ def episode_reward(history: list[TurnRecord], bonus: float = 0.0, floor: float =
     return (last.reward + paid if paid > 0 else last.reward), max(paid, 0.0)
 
 
+def turn_record(evaluation: Evaluation, reply: str, turn: int,
+                previous: TurnRecord | None = None, cache_hit: bool | None = None
+                ) -> TurnRecord:
+    """One turn's record from its evaluation: the critique of its render (said to be the same
+    picture as ``previous``'s when it is), its reward, status and hashes. The server's steps
+    and the trainer's episodes (:mod:`watercolour.train.episodes`) both keep their turns so."""
+    data = evaluation.to_dict() or {}
+    gate = data.get("gate") or {}
+    render_sha = hashlib.sha256(evaluation.png).hexdigest() if evaluation.png else None
+    note = critique(gate)
+    if render_sha and previous is not None and previous.render_sha256 == render_sha:
+        note = f"{UNCHANGED} {note}"
+    return TurnRecord(
+        turn=turn, status=evaluation.status, reward=evaluation.reward,
+        passed=gate.get("passed"), violations=list(gate.get("violations") or []),
+        critique=note, sketch=evaluation.verdict.sketch if evaluation.verdict else None,
+        reply_sha256=hashlib.sha256(reply.encode("utf-8")).hexdigest(),
+        render_sha256=render_sha, cache_hit=cache_hit, unavailable=data.get("unavailable"))
+
+
+def revision_prompt(note: str, with_render: bool = False) -> str:
+    """The user turn that asks for a revision, around a turn's critique."""
+    return (REVISION_PROMPT_WITH_RENDER if with_render else REVISION_PROMPT).format(
+        critique=note)
+
+
 class Service:
     """What every session shares. Owns the renderer it starts (closed by :meth:`close`).
 
@@ -306,17 +332,9 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         gate = data.get("gate") or {}
         turn = state.turn + 1
         done = turn >= state.max_turns or evaluation.status == "unavailable"
-        reply_sha = hashlib.sha256(action.reply.encode("utf-8")).hexdigest()
-        render_sha = hashlib.sha256(evaluation.png).hexdigest() if evaluation.png else None
-        note = critique(gate)
-        if render_sha and state.history and state.history[-1].render_sha256 == render_sha:
-            note = f"{UNCHANGED} {note}"
-        record = TurnRecord(
-            turn=turn, status=evaluation.status, reward=evaluation.reward,
-            passed=gate.get("passed"), violations=list(gate.get("violations") or []),
-            critique=note, sketch=evaluation.verdict.sketch if evaluation.verdict else None,
-            reply_sha256=reply_sha, render_sha256=render_sha, cache_hit=hit,
-            unavailable=data.get("unavailable"))
+        record = turn_record(evaluation, action.reply, turn,
+                             state.history[-1] if state.history else None, cache_hit=hit)
+        reply_sha, render_sha, note = record.reply_sha256, record.render_sha256, record.critique
         history = [*state.history, record]
         reward, paid = (episode_reward(history, state.improvement_bonus,
                                        state.improvement_floor) if done else (None, None))
@@ -326,13 +344,12 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         metadata.update({f"reward_turn{t.turn}": t.reward for t in history})
         latency = dict(data.get("latency_s") or {})
         latency["step"] = round(time.monotonic() - start, 4)
-        revision = (REVISION_PROMPT_WITH_RENDER if state.include_png and evaluation.png
-                    else REVISION_PROMPT)
         observation = WatercolourObservation(
             done=done, reward=reward if done else evaluation.reward, status=evaluation.status,
             unavailable=data.get("unavailable"), subject=state.subject,
             prompt=[] if done else [{"role": "assistant", "content": action.reply},
-                                    {"role": "user", "content": revision.format(critique=note)}],
+                                    {"role": "user", "content": revision_prompt(
+                                        note, bool(state.include_png and evaluation.png))}],
             components=data.get("components") or {}, breakdown=data,
             passed=gate.get("passed"), violations=list(gate.get("violations") or []),
             paint_fraction=gate.get("paint_fraction"), n_shapes=gate.get("n_shapes"),
