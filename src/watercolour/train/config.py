@@ -113,6 +113,12 @@ class RunArguments:
     prompt: str = field(default="full", metadata={
         "help": "full: the system prompt (the 10 methods, the skeleton) + the request; short: "
                 "the one-line request alone (for tiny models)."})
+    turns: int = field(default=1, metadata={
+        "help": "Turns an episode has. 1: one sketch a rollout. K > 1: the policy sketches, "
+                "reads the environment's critique of its render and revises, K turns in all, "
+                "rewarded by the episode's reward (the last turn's, plus "
+                "WATERCOLOUR_ENV_IMPROVEMENT_BONUS's bonus); the critique's tokens are masked "
+                "out of the loss; metrics.csv gains reward_turn1..K and revision_beats_first."})
     n_episodes: int = field(default=240, metadata={
         "help": "Prompts in the training dataset (each gives one group of num_generations)."})
     resume: str | None = field(default=None, metadata={
@@ -144,7 +150,7 @@ class RunArguments:
         self.reward_config()  # the rest of the reward's variables, checked before anything runs
         if not self.env_url:
             self.render_config()
-        for name in ("lora_r", "lora_alpha", "n_episodes"):
+        for name in ("lora_r", "lora_alpha", "n_episodes", "turns"):
             if getattr(self, name) < 1:
                 raise InputError(f"--{name.replace('_', '-')} must be at least 1, got "
                                  f"{getattr(self, name)}")

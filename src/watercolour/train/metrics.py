@@ -8,6 +8,8 @@ curves), TRL's ``reward``, ``reward_std``, ``frac_reward_zero_std``, ``entropy``
 component's ``rewards/<name>/mean``, ours (see :mod:`watercolour.train.reward_source`), and
 the step's time split: ``generation_s``, ``rewards_s`` (of which ``render_s``;
 ``scoring_s`` is the rest) and ``update_s`` (``step_time`` minus generation and rewards).
+A run of several turns an episode adds its own columns at the end
+(:func:`watercolour.train.episodes.episode_columns`: ``reward_turn1``, ``reward_turn2``, ...).
 """
 
 from __future__ import annotations
@@ -36,11 +38,12 @@ RENAMES = {"completions/clipped_ratio": "clipped_ratio", "time/generation_s": "g
            "time/rewards_s": "rewards_s", "time/render_s": "render_s"}
 
 
-def row_from_logs(step: int, logs: dict[str, Any]) -> dict[str, Any]:
+def row_from_logs(step: int, logs: dict[str, Any], columns: tuple[str, ...] = COLUMNS
+                  ) -> dict[str, Any]:
     """One CSV row from a TRL log dict."""
     values = {RENAMES.get(k, k): v for k, v in logs.items()}
     row: dict[str, Any] = {"step": step}
-    for column in COLUMNS[1:]:
+    for column in columns[1:]:
         value = values.get(column)
         if isinstance(value, float) and math.isnan(value):
             value = None
@@ -55,10 +58,12 @@ def row_from_logs(step: int, logs: dict[str, Any]) -> dict[str, Any]:
 
 
 class MetricsCSV(TrainerCallback):
-    """A TRL/transformers callback writing ``metrics.csv`` (each row fsynced)."""
+    """A TRL/transformers callback writing ``metrics.csv`` (each row fsynced); ``extra``:
+    columns after :data:`COLUMNS` (a multi-turn run's)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, extra: tuple[str, ...] = ()) -> None:
         self.path = Path(path)
+        self.columns = (*COLUMNS, *extra)
 
     def rows(self) -> list[dict[str, str]]:
         if not self.path.is_file():
@@ -71,7 +76,7 @@ class MetricsCSV(TrainerCallback):
         rows = self.rows()
         kept = [r for r in rows if int(r["step"]) < first_dropped_step]
         buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
+        writer = csv.DictWriter(buffer, fieldnames=self.columns, lineterminator="\n")
         writer.writeheader()
         writer.writerows(kept)
         write_text_atomic(self.path, buffer.getvalue())
@@ -81,11 +86,11 @@ class MetricsCSV(TrainerCallback):
                **kwargs: Any) -> None:
         if not logs or "reward" not in logs or not state.is_world_process_zero:
             return
-        row = row_from_logs(int(state.global_step) - 1, logs)
+        row = row_from_logs(int(state.global_step) - 1, logs, self.columns)
         new = not self.path.is_file() or self.path.stat().st_size == 0
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "a", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=COLUMNS, lineterminator="\n")
+            writer = csv.DictWriter(handle, fieldnames=self.columns, lineterminator="\n")
             if new:
                 writer.writeheader()
             writer.writerow({k: ("" if v is None else v) for k, v in row.items()})

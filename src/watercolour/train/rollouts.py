@@ -12,6 +12,12 @@ A record: ``step``, ``group``, ``index``, ``seed``, ``subject``, ``prompt``, ``c
 ``components`` (raw score of gate, length, judge, hps), ``paint_fraction``, ``n_shapes``,
 ``references`` (ids), ``tiers``, ``unavailable`` (the reason) and ``breakdown`` (the whole
 evaluation record, JSON).
+
+A run of episodes (``--turns K``) writes one line per turn: ``reward`` and ``status`` are that
+turn's, and ``turn``, ``turns``, ``critique`` (what the environment said of its render) and
+``episode_reward`` (the episode's, the same on each of its lines) come after the usual fields
+(``group`` and ``index`` are the episode's); the render is
+``png/step-00012/g00-i03-t2.png``.
 """
 
 from __future__ import annotations
@@ -55,18 +61,24 @@ class RolloutLog:
         return jsonl.read(self.path)
 
     def append(self, prompts: Sequence[Any], completions: Sequence[str],
-               evaluations: Sequence[Evaluation], step: int) -> None:
-        """Record one scored batch (groups = distinct prompts, in order of appearance)."""
+               evaluations: Sequence[Evaluation], step: int,
+               extra: Sequence[dict[str, Any]] | None = None) -> None:
+        """Record one scored batch (groups = distinct prompts, in order of appearance);
+        ``extra``: fields added to each rollout's line (an episode's turn: ``turn``, ...)."""
         groups: dict[str, int] = {}
         counters: dict[int, int] = {}
-        for prompt, completion, e in zip(prompts, completions, evaluations):
+        more = list(extra) if extra is not None else [{} for _ in evaluations]
+        for prompt, completion, e, fields in zip(prompts, completions, evaluations, more):
             key = _prompt_text(prompt)
             group = groups.setdefault(key, len(groups))
             index = counters.get(group, 0)
             counters[group] = index + 1
+            fields = dict(fields)  # an episode's later turn keeps its first turn's place
+            group, index = fields.pop("group", group), fields.pop("index", index)
             png_rel = None
             if e.png:
-                png_rel = f"png/step-{step:05d}/g{group:02d}-i{index:02d}.png"
+                turn = f"-t{fields['turn']}" if "turn" in fields else ""
+                png_rel = f"png/step-{step:05d}/g{group:02d}-i{index:02d}{turn}.png"
                 write_bytes_atomic(self.root / png_rel, e.png)
             breakdown = e.breakdown or {}
             gate = breakdown.get("gate") or {}
@@ -85,6 +97,7 @@ class RolloutLog:
                 "tiers": list(refs.get("tiers") or []),
                 "unavailable": (unavailable or {}).get("reason") if unavailable else None,
                 "breakdown": json.dumps(breakdown, default=str),
+                **fields,
             })
 
     def truncate(self, first_dropped_step: int) -> int:
@@ -120,6 +133,8 @@ class RolloutLog:
                             if png and (self.root / png).is_file() else None)
             rows.append(row)
         string = Value("string")
+        episode = {"turn": Value("int64"), "turns": Value("int64"), "critique": string,
+                   "episode_reward": Value("float64")}
         features = Features({
             "step": Value("int64"), "group": Value("int64"), "index": Value("int64"),
             "seed": Value("int64"), "subject": string, "prompt": string,
@@ -129,6 +144,7 @@ class RolloutLog:
             "references": Seq(string), "tiers": Seq(string), "unavailable": string,
             "breakdown": string, **{f"{c}_score": Value("float64") for c in COMPONENTS},
             "image": Image(),
+            **{k: v for k, v in episode.items() if any(k in r for r in rows)},
         })
         dataset = Dataset.from_list(rows, features=features)
         target = Path(target) if target is not None else self.root / "dataset"

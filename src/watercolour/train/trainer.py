@@ -19,6 +19,11 @@ builtin model first, and syncs or uploads.
 
 All generations of a group share one seed (the same references); ``None`` rewards (the
 environment or a scorer failed) are dropped from their group by TRL (advantage 0).
+
+``--turns K`` (K > 1) trains episodes of K turns instead: the policy sketches, reads the
+critique of its render and revises, rewarded by the episode's reward
+(:mod:`watercolour.train.episodes`, TRL's ``rollout_func``; per-turn columns in metrics.csv,
+one rollout-log line per turn). With the default 1 nothing of that runs.
 """
 
 from __future__ import annotations
@@ -52,16 +57,21 @@ VERSIONED = ("torch", "transformers", "trl", "peft", "accelerate", "datasets",
 
 class WatercolourGRPOTrainer(GRPOTrainer):
     """GRPOTrainer that times generation (``time/generation_s``) and keeps each generation
-    batch's advantages (``advantage_log``: ``(step, [advantage, ...])``)."""
+    batch's advantages (``advantage_log``: ``(step, [advantage, ...])``). A ``rollout_func``
+    that scores between turns sets ``scoring_in_generation_s``: that time is the reward
+    stage's, not generation's."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.advantage_log: list[tuple[int, list[float]]] = []
+        self.scoring_in_generation_s = 0.0
 
     def _generate(self, prompts: list) -> Any:
         started = time.perf_counter()
         out = super()._generate(prompts)
-        self._metrics["train"]["time/generation_s"].append(time.perf_counter() - started)
+        elapsed = time.perf_counter() - started - self.scoring_in_generation_s
+        self.scoring_in_generation_s = 0.0
+        self._metrics["train"]["time/generation_s"].append(elapsed)
         return out
 
     def _generate_and_score_completions(self, inputs: Any) -> Any:
@@ -196,11 +206,14 @@ def main_process_log(on_scored: Any, training: TrainArguments) -> Any:
     from accelerate.utils import gather_object
 
     def gathered(prompts: list[Any], completions: list[Any], evaluations: list[Any],
-                 step: int) -> None:
-        batches = gather_object([(list(prompts), list(completions), list(evaluations))])
+                 step: int, extra: list[Any] | None = None) -> None:
+        batches = gather_object([(list(prompts), list(completions), list(evaluations),
+                                  extra)])
         if training.process_index == 0:
+            more = ((x for b in batches for x in b[3]) if extra is not None else ())
             on_scored([p for b in batches for p in b[0]], [c for b in batches for c in b[1]],
-                      [e for b in batches for e in b[2]], step)
+                      [e for b in batches for e in b[2]], step,
+                      *([list(more)] if extra is not None else []))
 
     return gathered
 
@@ -232,7 +245,12 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
     out = Path(training.output_dir or "runs/train")
     main = training.process_index == 0  # under accelerate launch only the main process writes
     rollouts = RolloutLog(out)
-    metrics = MetricsCSV(out / "metrics.csv")
+    episode_metrics: tuple[str, ...] = ()
+    if run.turns > 1:
+        from watercolour.train.episodes import EpisodeRollout, episode_columns
+
+        episode_metrics = episode_columns(run.turns)
+    metrics = MetricsCSV(out / "metrics.csv", extra=episode_metrics)
     checkpoint = None
     if run.resume:
         from watercolour.train.config import RESUME_LOCAL
@@ -287,8 +305,12 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
         else:
             source = rewarder if isinstance(rewarder, GuardedRewarder) else \
                 GuardedRewarder(rewarder, config)
-        functions = TrainingRewards(source, on_scored=main_process_log(rollouts.append, training),
-                                    default_subject=run.subject)
+        on_scored = main_process_log(rollouts.append, training)
+        episodes = None
+        if run.turns > 1:  # episodes of several turns: TRL's rollout_func plays them
+            episodes = EpisodeRollout(source, run.turns, run.subject, on_scored=on_scored)
+        else:
+            functions = TrainingRewards(source, on_scored=on_scored, default_subject=run.subject)
         args = copy.copy(training)  # not dataclasses.replace: GRPOConfig's derived fields
         args.push_to_hub = False
         if repo_id is not None:  # checkpoints as they are saved; metrics, rollouts every N min
@@ -298,11 +320,12 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
             if main:
                 sync = start_sync(repo_id, out, run.hub_sync_minutes,
                                   private=training.hub_private_repo)
-        args.reward_weights = functions.weights()
+        args.reward_weights = [1.0] if episodes else functions.weights()
+        more = {"rollout_func": episodes} if episodes else {}
         trainer = WatercolourGRPOTrainer(
-            model=model, reward_funcs=functions.functions(), args=args,
-            train_dataset=dataset(run), processing_class=tokenizer,
-            peft_config=lora_config(run, model), callbacks=[metrics])
+            model=model, args=args, train_dataset=dataset(run), processing_class=tokenizer,
+            reward_funcs=[episodes.reward_function()] if episodes else functions.functions(),
+            peft_config=lora_config(run, model), callbacks=[metrics], **more)
         trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
         trainer.args.push_to_hub = False  # save_model would push OUT: the end's upload is ours
         trainer.save_model(str(out / "final"))  # the main process saves (TRL/transformers)

@@ -1,0 +1,256 @@
+"""Episodes of several turns for GRPO (``--turns K``): the policy sketches, reads the critique
+of its render, and revises; the group's advantage comes from the episode's reward.
+
+One episode, as :class:`EpisodeRollout` plays it for every rollout of a batch at once::
+
+    prompt -> turn 1 (the policy) -> critique (the environment) -> turn 2 (the policy) -> ...
+
+Each turn is scored by the run's reward source (in process, ``--env-url``, or a test's
+stand-in), the whole batch at once, every turn of a group against the same references (the
+group's seed, as in single-turn training). The environment's own pieces make the rest
+(:mod:`watercolour.env.server.environment`, nothing restated here): :func:`turn_record` writes
+each turn's record and its critique (the render's own measurements, never the references or
+the score), :func:`revision_prompt` the user turn around it, and :func:`episode_reward` the
+episode's reward (the last turn's, plus the optional improvement bonus a sabotaged first turn
+cannot earn; ``WATERCOLOUR_ENV_IMPROVEMENT_BONUS`` and ``..._FLOOR`` as on the server). An
+unavailable turn ends its episode with reward ``None`` (TRL drops it from its group).
+
+What GRPO trains on: the completion is every token after the prompt, the policy's turns and
+the environment's turns between them; ``env_mask`` (TRL's name; its ``tool_mask`` inside) is
+1 on what the policy wrote and 0 on the critique turns (and on an end-of-turn token added
+after a turn cut off at ``max_completion_length``), so the loss never trains on a critique.
+Each turn may write up to ``max_completion_length`` tokens.
+
+**Why ``rollout_func`` and not ``environment_factory``** (TRL 1.16 offers both):
+
+- ``environment_factory`` makes the environment's methods *tools*: a second turn happens only
+  when the policy itself emits a tool call in its chat template's tool-call syntax, and the
+  environment's answer comes back as a ``tool`` message. Our policy answers with a fenced
+  JavaScript block, and the revision is the environment's request (a user turn with the
+  critique), not the model's choice, so the episode's K turns would not be K turns. TRL also
+  refuses it outright here: it needs a chat template that renders tool calls
+  (``supports_tool_calling``) and a response parser, and the tiny painter's, the tiny Qwen3's
+  and SmolLM2's ChatML templates have neither.
+- ``rollout_func`` hands the generation of a batch to us: we call TRL's own plain
+  transformers generation (``GRPOTrainer._generate_single_turn``, the path a CPU run without
+  vLLM takes; its prompts tokenized by ``_tokenize_prompts``, the same chat template and
+  kwargs) once per turn, score between turns, and return ``prompt_ids``, ``completion_ids``,
+  ``env_mask`` and per-rollout fields that TRL passes to the reward function. TRL then does
+  the rest as for any batch (log-probabilities, advantages, loss under
+  ``completion_mask * env_mask``). On CPU without vLLM this is the path that works; it sets
+  ``logprobs`` to None, as TRL's own transformers path does.
+
+What it does not do yet: the render is not put into the conversation for a vision policy
+(TRL's ``rollout_func`` path drops images from the forward pass); episodes read their subject
+from ``--subject`` (the dataset has one subject); the environment's turn is located in the
+chat template's rendering by TRL's own rule (the conversation's tokens up to the last
+end-of-turn are a prefix of the conversation with one more turn), which ChatML templates keep.
+
+Logged per step (``metrics.csv``): ``reward_turn1``, ``reward_turn2``, ... (the mean reward of
+each turn's scored rollouts), ``revision_beats_first`` (the share of episodes, both ends scored,
+whose last turn earned more than the first) and ``improvement_bonus_mean``; the project's
+batch metrics (``gate_pass_rate``, ``hps_mean``, ...) are the last turn's. The rollout log
+gets one line per turn (``turn``, ``critique``, ``episode_reward`` beside the usual fields;
+the render ``png/step-N/gGG-iII-tT.png``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from statistics import mean
+from typing import Any
+
+from watercolour.env.models import TurnRecord
+from watercolour.env.server.environment import episode_reward, revision_prompt, turn_record
+from watercolour.rewards import Evaluation
+from watercolour.rewards.references import group_seed
+from watercolour.train.reward_source import batch_metrics, rendering_wall_s
+
+EPISODE_REWARD = "episode_reward"
+"""The per-rollout field the rollout returns and the reward function reads."""
+
+
+def episode_columns(turns: int) -> tuple[str, ...]:
+    """The metrics.csv columns a run of ``turns`` turns adds (none for one turn)."""
+    if turns <= 1:
+        return ()
+    return (*(f"reward_turn{t}" for t in range(1, turns + 1)), "revision_beats_first",
+            "improvement_bonus_mean")
+
+
+def _key(prompt: Any) -> str:
+    return prompt if isinstance(prompt, str) else json.dumps(prompt, sort_keys=True,
+                                                             default=str)
+
+
+def environment_turn_ids(tokenizer: Any, user_text: str, *, chat_template: Any = None,
+                         template_kwargs: dict[str, Any] | None = None) -> list[int]:
+    """The tokens of one environment turn (the user's message and the next assistant header)
+    as the chat template renders them after an assistant turn has ended: TRL's rule for a
+    tool's answer (``_get_tool_suffix_ids``), with a user turn."""
+    kwargs = dict(template_kwargs or {})
+    talk = [{"role": "user", "content": "dummy"}, {"role": "assistant", "content": "dummy"}]
+    prefix = list(tokenizer.apply_chat_template(talk, add_generation_prompt=False,
+                                                tokenize=True, return_dict=False,
+                                                chat_template=chat_template, **kwargs))
+    full = list(tokenizer.apply_chat_template([*talk, {"role": "user", "content": user_text}],
+                                              add_generation_prompt=True, tokenize=True,
+                                              return_dict=False, chat_template=chat_template,
+                                              **kwargs))
+    ends = [i for i, t in enumerate(prefix) if t == tokenizer.eos_token_id]
+    if ends:
+        prefix = prefix[:ends[-1] + 1]
+    if full[:len(prefix)] != prefix:
+        raise ValueError("the chat template renders an earlier turn differently once another "
+                         "follows it: the environment's turn cannot be told apart")
+    return full[len(prefix):]
+
+
+def places(keys: Sequence[str]) -> list[dict[str, int]]:
+    """Each rollout's group (distinct prompts in order of appearance) and index in it."""
+    groups: dict[str, int] = {}
+    counts: dict[int, int] = {}
+    out = []
+    for key in keys:
+        group = groups.setdefault(key, len(groups))
+        out.append({"group": group, "index": counts.get(group, 0)})
+        counts[group] = out[-1]["index"] + 1
+    return out
+
+
+Scored = Callable[..., None]
+"""(prompts, completions, evaluations, step, extra) -> None: one turn of a batch, scored."""
+
+
+class EpisodeRollout:
+    """TRL's ``rollout_func``: plays the batch's episodes of ``turns`` turns (module docstring).
+
+    Args:
+        source: the reward source (``evaluate_group``; a GuardedRewarder never raises).
+        turns: turns an episode has (2: a sketch and one revision).
+        subject: what the policy paints (the dataset's one subject).
+        on_scored: gets each scored turn (the rollout log).
+        bonus, floor: the improvement bonus and its floor (default: the server's variables).
+    """
+
+    def __init__(self, source: Any, turns: int, subject: str, on_scored: Scored | None = None,
+                 bonus: float | None = None, floor: float | None = None) -> None:
+        if turns < 2:
+            raise ValueError(f"an episode of revisions has at least 2 turns, got {turns}")
+        if bonus is None or floor is None:
+            from watercolour.env.config import EnvConfig
+
+            config = EnvConfig.from_env()
+            bonus = config.improvement_bonus if bonus is None else bonus
+            floor = config.improvement_floor if floor is None else floor
+        self.source, self.turns, self.subject = source, turns, subject
+        self.on_scored = on_scored
+        self.bonus, self.floor = float(bonus), float(floor)
+        self.last: list[list[TurnRecord]] = []  # the last batch's histories (tests, analysis)
+
+    # ------------------------------------------------------------ the reward function
+    def reward_function(self) -> Callable[..., list[float | None]]:
+        """The one TRL reward function of an episode run (weight 1): the episode's reward."""
+
+        def episode(completions: list[Any], **kwargs: Any) -> list[float | None]:
+            return list(kwargs[EPISODE_REWARD])
+
+        return episode
+
+    # ------------------------------------------------------------ the rollout
+    def _score(self, replies: list[str], keys: list[str], step: int) -> list[Evaluation]:
+        out: list[Evaluation | None] = [None] * len(replies)
+        groups: OrderedDict[str, list[int]] = OrderedDict()
+        for i, key in enumerate(keys):
+            groups.setdefault(key, []).append(i)
+        base = self.source.config.seed
+        for key, rows in groups.items():
+            seed = group_seed(base, step, key)
+            for i, e in zip(rows, self.source.evaluate_group([replies[i] for i in rows],
+                                                              self.subject, seed)):
+                e.breakdown["step"] = step
+                out[i] = e
+        return [e for e in out if e is not None]
+
+    def __call__(self, prompts: list[Any], trainer: Any) -> dict[str, Any]:
+        step = int(trainer.state.global_step)
+        tokenizer = trainer.processing_class
+        ends = {*trainer.eos_token_ids, tokenizer.pad_token_id}
+        keys = [_key(p) for p in prompts]
+        prompt_ids, _, _ = trainer._tokenize_prompts(prompts)
+        prompt_ids = [list(ids) for ids in prompt_ids]
+        completion: list[list[int]] = [[] for _ in prompts]
+        mask: list[list[int]] = [[] for _ in prompts]
+        histories: list[list[TurnRecord]] = [[] for _ in prompts]
+        played: list[tuple[list[int], list[str], list[Evaluation]]] = []  # per turn
+        active = list(range(len(prompts)))
+        scoring = render = 0.0
+        for turn in range(1, self.turns + 1):
+            written, _ = trainer._generate_single_turn(
+                [prompt_ids[i] + completion[i] for i in active], None, {}, len(active))
+            written = [list(ids) for ids in written]
+            replies = tokenizer.batch_decode(written, skip_special_tokens=True)
+            started = time.perf_counter()
+            scored = self._score(replies, [keys[i] for i in active], step)
+            scoring += time.perf_counter() - started
+            render += rendering_wall_s(scored, self.source)
+            played.append((active, replies, scored))
+            for i, ids, reply, e in zip(active, written, replies, scored):
+                histories[i].append(turn_record(e, reply, turn,
+                                                histories[i][-1] if histories[i] else None))
+                completion[i] += ids
+                mask[i] += [1] * len(ids)
+            # an unavailable turn ends its episode (reward None); the others go on
+            active = [i for i, e in zip(active, scored) if e.status != "unavailable"]
+            if turn == self.turns or not active:
+                break
+            for i in active:  # the environment's turn: the critique, asking for a revision
+                user = environment_turn_ids(
+                    tokenizer, revision_prompt(histories[i][-1].critique),
+                    chat_template=trainer.chat_template,
+                    template_kwargs=trainer.chat_template_kwargs)
+                if completion[i][-1] not in ends:  # a turn cut off at the length limit
+                    user = [tokenizer.eos_token_id, *user]
+                completion[i] += user
+                mask[i] += [0] * len(user)
+        rewards = [episode_reward(h, self.bonus, self.floor) for h in histories]
+        self.last = histories
+        if self.on_scored is not None:
+            place = places(keys)
+            for turn, (rows, replies, scored) in enumerate(played, start=1):
+                extra = [{**place[i], "turn": turn, "turns": self.turns,
+                          "critique": histories[i][turn - 1].critique,
+                          "episode_reward": rewards[i][0]} for i in rows]
+                self.on_scored([prompts[i] for i in rows], replies, scored, step, extra)
+        final = []  # each episode's last turn
+        for i, history in enumerate(histories):
+            rows, _, scored = played[len(history) - 1]
+            final.append(scored[rows.index(i)])
+        self._log(trainer, histories, rewards, final, scoring, render)
+        return {"prompt_ids": prompt_ids, "completion_ids": completion, "logprobs": None,
+                "env_mask": mask, EPISODE_REWARD: [r for r, _ in rewards]}
+
+    def _log(self, trainer: Any, histories: list[list[TurnRecord]],
+             rewards: Sequence[tuple[float | None, float]], final: list[Evaluation],
+             scoring: float, render: float) -> None:
+        metrics = trainer._metrics["train" if trainer.model.training else "eval"]
+        for t in range(1, self.turns + 1):
+            values = [h[t - 1].reward for h in histories
+                      if len(h) >= t and h[t - 1].reward is not None]
+            if values:
+                metrics[f"reward_turn{t}"].append(mean(values))
+        pairs = [(h[0].reward, h[-1].reward) for h, (r, _) in zip(histories, rewards)
+                 if r is not None and len(h) > 1]
+        if pairs:
+            metrics["revision_beats_first"].append(mean(float(b > a) for a, b in pairs))
+        paid = [p for r, p in rewards if r is not None]
+        if paid:
+            metrics["improvement_bonus_mean"].append(mean(paid))
+        for name, value in batch_metrics(final, self.source.mix.weights).items():
+            metrics[name].append(value)  # the project's batch metrics: each episode's last turn
+        metrics["time/rewards_s"].append(scoring)
+        metrics["time/render_s"].append(render)
+        trainer.scoring_in_generation_s = scoring
