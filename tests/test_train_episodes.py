@@ -3,7 +3,10 @@ the reward in process (a real Chromium renders both turns). What is checked: the
 TRL trains on holds both of the policy's turns and the environment's turn between them, and
 the loss mask is 0 on every token of that turn (the critique); metrics.csv has the per-turn
 columns; the rollout log has every turn (sketch, render, critique, reward); the episode's
-reward is the environment's rule. The chat template's environment turn, without a model."""
+reward is the environment's rule. Without a model or a browser: the chat template's
+environment turn, and a scripted batch (an unavailable turn ends its episode with None, a turn
+cut off at the length limit is closed by the environment's masked end token, the improvement
+bonus and the per-turn metrics)."""
 
 from __future__ import annotations
 
@@ -124,3 +127,101 @@ def test_one_step_of_two_turn_episodes_masks_the_critique(tmp_path_factory, rend
     dataset = load_from_disk(str(out / "rollouts/dataset"))
     assert len(dataset) == 8 and {"turn", "critique", "episode_reward"} <= set(
         dataset.column_names)
+
+
+class Scripted:
+    """A reward source whose reply says what it earns: ``ok 0.4`` is an ok turn worth 0.4,
+    ``die`` an unavailable one (the browser failed)."""
+
+    def __init__(self) -> None:
+        from watercolour.rewards import RewardConfig
+
+        self.config = RewardConfig()
+        self.mix = self.config.mix
+
+    def evaluate_group(self, replies, subject=None, seed=None, render_seed=None):
+        from watercolour.rewards import Evaluation
+
+        out = []
+        for reply in replies:
+            if "die" in reply:
+                out.append(Evaluation(None, "unavailable", {
+                    "seed": seed, "gate": {"infrastructure_failure": True},
+                    "unavailable": {"part": "render", "reason": "the browser died"}}))
+            else:
+                score = float(reply.split()[-1])
+                out.append(Evaluation(score, "ok", {
+                    "seed": seed, "components": {c: {"raw": score} for c in
+                                                 ("gate", "length", "judge", "hps")},
+                    "gate": {"violations": [], "paint_fraction": score, "n_shapes": 3,
+                             "render": {}}}))
+        return out
+
+
+class ScriptedTrainer:
+    """What EpisodeRollout reads of a GRPOTrainer, with each turn's replies scripted (a reply
+    without its end token: cut off at the length limit)."""
+
+    def __init__(self, tokenizer, script) -> None:
+        from collections import defaultdict
+        from types import SimpleNamespace
+
+        self.processing_class = tokenizer
+        self.eos_token_ids = [tokenizer.eos_token_id]
+        self.chat_template, self.chat_template_kwargs = None, {}
+        self.state = SimpleNamespace(global_step=3)
+        self.model = SimpleNamespace(training=True)
+        self._metrics = {"train": defaultdict(list)}
+        self.script, self.seen = list(script), []
+
+    def _tokenize_prompts(self, prompts):
+        return [self.processing_class.apply_chat_template(p, add_generation_prompt=True,
+                                                          tokenize=True, return_dict=False)
+                for p in prompts], None, {}
+
+    def _generate_single_turn(self, prompt_ids, images, fields, n):
+        self.seen.append([list(ids) for ids in prompt_ids])
+        replies = self.script.pop(0)
+        assert len(replies) == len(prompt_ids) == n
+        encode = self.processing_class
+        return [encode(r.rstrip("|"), add_special_tokens=False)["input_ids"]
+                + ([] if r.endswith("|") else [encode.eos_token_id]) for r in replies], None
+
+
+def test_an_unavailable_turn_ends_its_episode_and_a_cut_off_turn_is_closed_by_the_env():
+    from watercolour.train.episodes import EpisodeRollout
+    from watercolour.train.tiny import build_placeholder_tokenizer
+
+    tokenizer = build_placeholder_tokenizer()
+    prompt = [{"role": "user", "content": "Paint a peach hibiscus."}]
+    logged = []
+    rollout = EpisodeRollout(Scripted(), 2, "a peach hibiscus", bonus=0.5, floor=0.3,
+                             on_scored=lambda *a: logged.append(a))
+    # episode 0: 0.4 then 0.8 (bonus 0.5 * (0.8 - 0.4)); 1: cut off at 0.5, then 0.2;
+    # 2: unavailable at once (ends, reward None, no second turn)
+    trainer = ScriptedTrainer(tokenizer, [["ok 0.4", "ok 0.5|", "die"], ["ok 0.8", "ok 0.2"]])
+    out = rollout([prompt] * 3, trainer)
+    assert out["episode_reward"] == [pytest.approx(1.0), 0.2, None]
+    assert len(trainer.seen[1]) == 2  # only the two episodes that went on were asked again
+    eos = tokenizer.eos_token_id
+    for row, ids in enumerate(out["completion_ids"]):
+        mask = out["env_mask"][row]
+        assert len(mask) == len(ids)
+        policy = [t for t, m in zip(ids, mask) if m]
+        env = [t for t, m in zip(ids, mask) if not m]
+        if row == 2:
+            assert env == [] and tokenizer.decode(policy, skip_special_tokens=True) == "die"
+            continue
+        critique = rollout.last[row][0].critique
+        expected = environment_turn_ids(tokenizer, revision_prompt(critique))
+        assert env == ([eos, *expected] if row == 1 else expected)  # row 1 closed by the env
+        end = max(i for i, m in enumerate(mask) if not m)  # turn 2 saw prompt, turn 1, critique
+        assert trainer.seen[1][row] == out["prompt_ids"][row] + ids[:end + 1]
+    assert [len(batch[1]) for batch in logged] == [3, 2]
+    assert [x["index"] for x in logged[1][4]] == [0, 1]
+    assert logged[0][4][2]["episode_reward"] is None
+    metrics = trainer._metrics["train"]
+    assert metrics["reward_turn1"] == [pytest.approx(0.45)]  # the scored turns only
+    assert metrics["reward_turn2"] == [pytest.approx(0.5)]
+    assert metrics["revision_beats_first"] == [0.5]
+    assert metrics["improvement_bonus_mean"] == [pytest.approx(0.1)]
