@@ -30,6 +30,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any, ClassVar
 
 from playwright.async_api import async_playwright
 
@@ -99,23 +100,49 @@ def cpu_per_render(renderer: Renderer, codes: list[str]) -> dict:
             "cpu_total_s": round(sum(cpu.values()), 3), "cores": os.cpu_count()}
 
 
-async def profile(codes: list[str]) -> list[dict]:
-    """Self time per function over one render of each sketch, from V8's sampling profiler."""
-    by_function: collections.Counter[str] = collections.Counter()
-    async with async_playwright() as pw:
-        worker = BrowserWorker(pw, RenderConfig(), "llvmpipe", 0)
-        await worker.start()
-        await worker.render(codes[0], 0)  # open the page
-        cdp = worker._cdp
+class ProfiledWorker(BrowserWorker):
+    """A worker whose every page runs V8's sampling profiler from the moment it opens (each
+    render has a context of its own, so one profile per page), collected as it closes."""
+
+    profiles: ClassVar[dict[int, Any]] = {}
+    nodes: ClassVar[list[dict]] = []
+
+    async def _open_context(self):
+        context, page = await super()._open_context()
+        cdp = await context.new_cdp_session(page)
         await cdp.send("Profiler.enable")
         await cdp.send("Profiler.setSamplingInterval", {"interval": 200})
         await cdp.send("Profiler.start")
+        ProfiledWorker.profiles[id(context)] = cdp
+        return context, page
+
+    @staticmethod
+    async def _close_context(context) -> None:
+        cdp = ProfiledWorker.profiles.pop(id(context), None)
+        if cdp is not None:
+            try:
+                ProfiledWorker.nodes += (await cdp.send("Profiler.stop"))["profile"]["nodes"]
+            except Exception:  # a page that crashed or was closed with its browser
+                pass
+        await BrowserWorker._close_context(context)
+
+
+async def profile(codes: list[str]) -> list[dict]:
+    """Self time per function over one render of each sketch, from V8's sampling profiler
+    (idle time and the page's setup left out)."""
+    by_function: collections.Counter[str] = collections.Counter()
+    async with async_playwright() as pw:
+        worker = ProfiledWorker(pw, RenderConfig(), "llvmpipe", 0)
+        await worker.start()
+        await worker.render(codes[0], 0)  # warm the browser
+        ProfiledWorker.nodes = []
         for code in codes:
             await worker.render(code, 0)
-        nodes = (await cdp.send("Profiler.stop"))["profile"]["nodes"]
         await worker.close()
-    for node in nodes:
+    for node in ProfiledWorker.nodes:
         frame = node["callFrame"]
+        if frame["functionName"] in ("(idle)", "(root)"):
+            continue
         library = frame["url"].rsplit("/", 1)[-1] or "(native)"
         by_function[f"{frame['functionName'] or '(anonymous)'} [{library}]"] += node.get(
             "hitCount", 0)

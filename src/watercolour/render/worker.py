@@ -202,8 +202,9 @@ class BrowserWorker:
                 closing = asyncio.ensure_future(self._close_quietly(context))
                 self._closing.add(closing)
                 closing.add_done_callback(self._closing.discard)
-        else:
+        else:  # still opening: cancelled, or failing as its browser closes (nothing to report)
             pending.cancel()
+            pending.add_done_callback(lambda task: task.cancelled() or task.exception())
 
     async def _take_context(self) -> None:
         """The prepared context, or a new one when there is none or it failed."""
