@@ -15,7 +15,10 @@ def test_a_warm_browser_is_found_with_its_children(renderer, small_sketch) -> No
     assert {"browser", "renderer", "gpu-process"} <= seen
     assert {"browser", "gpu-process"} <= {p.kind for p in processes}
     assert [p.kind for p in processes].count("browser") == 1
-    assert all(p.rss_bytes > 0 and p.cpu_s >= 0 for p in processes)
+    # the next render's context is being prepared meanwhile: its processes come and go, so
+    # only the two that stay are asked to hold memory
+    assert all(p.rss_bytes > 0 for p in processes if p.kind in ("browser", "gpu-process"))
+    assert all(p.cpu_s >= 0 for p in processes)
     assert sum(p.cpu_s for p in processes) > 0
 
 

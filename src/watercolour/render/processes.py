@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 PROC = Path("/proc")
@@ -15,7 +15,8 @@ PROC = Path("/proc")
 class ChromiumProcess:
     pid: int
     kind: str
-    """Chromium's ``--type`` (``renderer``, ``gpu-process``, ``utility``, ...), or ``browser``."""
+    """Chromium's ``--type`` (``renderer``, ``gpu-process``, ``utility``, ...), or ``browser``
+    (in :func:`browser_processes`, ``starting`` for a child not yet running its program)."""
     cpu_s: float
     """User + system CPU seconds so far."""
     rss_bytes: int
@@ -34,6 +35,8 @@ def _all_processes() -> tuple[dict[int, int], dict[int, ChromiumProcess], dict[i
             fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
             cmdline = (proc / "cmdline").read_bytes()
         except (OSError, IndexError, ValueError):
+            continue
+        if fields[0] in ("Z", "X"):  # exited, not yet reaped: no memory, no command line
             continue
         pid = int(proc.name)
         parents[pid] = int(fields[1])
@@ -65,7 +68,9 @@ def browser_processes(marker: str) -> list[ChromiumProcess]:
                  and needle in cmdlines[pid]), None)
     if root is None:
         return []
-    return [found[pid] for pid in sorted(_family(root, parents))]
+    # a child without a --type has been forked and not yet started its own program
+    return [found[pid] if pid == root or found[pid].kind != "browser" else
+            replace(found[pid], kind="starting") for pid in sorted(_family(root, parents))]
 
 
 def family_rss_mb(pid: int) -> float:
