@@ -28,8 +28,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -164,16 +162,9 @@ def cached_tokenizer_folder(cache_dir: str | os.PathLike[str] | None = None) -> 
     target = root / "qwen3.5-tokenizer" / tokenizer_key()
     if (target / "tokenizer.json").is_file():
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
-    try:
-        qwen35_tokenizer().save_pretrained(scratch / "tokenizer")
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(scratch / "tokenizer", target)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    return target
+    from watercolour.io import write_folder_atomic
+
+    return write_folder_atomic(target, qwen35_tokenizer().save_pretrained)
 
 
 def cached_tokenizer(cache_dir: str | os.PathLike[str] | None = None) -> Any:
