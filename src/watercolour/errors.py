@@ -13,6 +13,8 @@ the precise error or the kind.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -26,6 +28,19 @@ class SetupError(RuntimeError):
 
 DOMAIN_ERRORS: tuple[type[Exception], ...] = (InputError, SetupError, FileNotFoundError)
 """What a program reports as one line (exit 2); anything else raises with its traceback."""
+
+
+def exit_status(program: str, call: Callable[[], int | None]) -> int:
+    """``call()``'s exit status, with :data:`DOMAIN_ERRORS` reported as one line on stderr
+    (``PROGRAM: error: ...``, exit 2) and an interrupt as 130."""
+    try:
+        return int(call() or 0)
+    except KeyboardInterrupt:
+        print(f"{program}: interrupted", file=sys.stderr)
+        return 130
+    except DOMAIN_ERRORS as err:
+        print(f"{program}: error: {err}", file=sys.stderr)
+        return 2
 
 
 def read_text(path: str | Path, what: str = "file") -> str:

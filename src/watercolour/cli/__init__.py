@@ -21,7 +21,7 @@ from watercolour.cli import (
     serve,
     train,
 )
-from watercolour.errors import DOMAIN_ERRORS
+from watercolour.errors import exit_status
 
 VERBS = {
     "render": render,
@@ -52,14 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return int(args.run(args) or 0)
-    except KeyboardInterrupt:
-        print("watercolour: interrupted", file=sys.stderr)
-        return 130
-    except DOMAIN_ERRORS as err:
-        print(f"watercolour {args.verb}: error: {err}", file=sys.stderr)
-        return 2
+    return exit_status(f"watercolour {args.verb}", lambda: args.run(args))
 
 
 if __name__ == "__main__":

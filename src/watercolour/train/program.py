@@ -4,9 +4,7 @@ none of them reaches back into :mod:`watercolour.cli`."""
 
 from __future__ import annotations
 
-import sys
-
-from watercolour.errors import DOMAIN_ERRORS
+from watercolour.errors import exit_status
 
 
 def run(argv: list[str] | None = None) -> int:
@@ -28,11 +26,4 @@ def run(argv: list[str] | None = None) -> int:
 def main(argv: list[str] | None = None) -> int:
     """:func:`run`, with bad input and setup problems as one line on stderr and exit 2 (as
     the command line reports them), an interrupt as 130."""
-    try:
-        return run(argv)
-    except KeyboardInterrupt:
-        print("watercolour train: interrupted", file=sys.stderr)
-        return 130
-    except DOMAIN_ERRORS as err:
-        print(f"watercolour train: error: {err}", file=sys.stderr)
-        return 2
+    return exit_status("watercolour train", lambda: run(argv))
