@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hub_support import FakeHub
 from PIL import Image
-from test_train_hub_sync import FakeHub
 
 from watercolour.train.hub import build_upload_folder, push_folder
 
