@@ -147,6 +147,39 @@ def test_a_failing_chapter_stops_the_pipeline_and_is_recorded(tmp_path):
     assert lines[-1].startswith("[1/3] 00_making: FAILED after")
 
 
+def test_the_links_name_what_an_earlier_chapter_writes():
+    # every artifact the pipeline hands on is one the smoke run publishes
+    # (smoke.publish_live_run, tested in test_book_chapter_helpers_b), a chapter that comes
+    # earlier in reading order than the one it is handed to
+    from watercolour import notebooks
+    from watercolour.book.chapters import smoke
+
+    order = [c.path.stem for c in notebooks.list_chapters(ROOT) if c.path.suffix == ".md"]
+    assert "smoke.publish_live_run(" in (ROOT / "notebooks" / "06_smoke_run.md").read_text()
+    for consumer, parameters in pipeline.LINKS.items():
+        declared = notebooks.notebook_parameters(ROOT / "notebooks" / f"{consumer}.md")
+        for name, candidates in parameters.items():
+            assert name in declared, (consumer, name)
+            for candidate in candidates:
+                key, artifact = candidate.split("/", 1)
+                assert pipeline.RESULT_KEYS["06_smoke_run"] == key, candidate
+                assert artifact in smoke.PUBLISHED, candidate
+                assert order.index("06_smoke_run") < order.index(consumer), candidate
+
+
+def test_the_book_is_built_one_way(tmp_path):
+    import yaml
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert config["execute"]["execute_notebooks"] == "off", "only the pipeline executes"
+    book = _small_book(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "watercolour", "book", "build", "--root",
+                           str(book), "--run", str(tmp_path / "no-run")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert "no pipeline run" in proc.stderr and "watercolour book run" in proc.stderr
+
+
 # ---------------------------------------------------------------- the pipeline and the book
 
 

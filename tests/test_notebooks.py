@@ -1,13 +1,11 @@
 """The book: chapters run with papermill and write plausible results; the whole book builds
-offline (no widget JavaScript from a CDN)."""
+(the pipeline, the one way) offline (no widget JavaScript from a CDN)."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -140,22 +138,18 @@ def test_the_medium_runs_and_writes_its_results(tmp_path):
 
 
 SMALL_PARAMETERS = {
-    "01_the_medium.md": [(r"(?m)^n_examples = \d+", "n_examples = 2")],
-    "03_environment_and_gates.md": [
-        (r"(?m)^only = \[\]", 'only = ["ok_setup_only.js", "bare_primitives.js"]')],
-    "04_building_the_pool.md": [(r"(?m)^n_paintings = \d+", "n_paintings = 3")],
+    "01_the_medium": {"n_examples": 2},
+    "03_environment_and_gates": {"only": ["ok_setup_only.js", "bare_primitives.js"]},
+    "04_building_the_pool": {"n_paintings": 3},
     # the pool chapter's 3 paintings hold 1 love: draw 1 love + 1 okay reference
-    "05_reward_components.md": [(r"(?m)^n_examples = \d+", "n_examples = 2"),
-                                (r"(?m)^references = \d+", "references = 2"),
-                                (r"(?m)^consistency_pairs = \d+", "consistency_pairs = 2")],
-    "06_smoke_run.md": [(r"(?m)^live_steps = \d+", "live_steps = 1"),
-                        (r'(?m)^mix = "judge-led"', 'mix = "hps-only"')],
+    "05_reward_components": {"n_examples": 2, "references": 2, "consistency_pairs": 2},
+    "06_smoke_run": {"live_steps": 1, "mix": "hps-only"},
 }
-"""Per chapter, the parameter lines the build test shrinks so the build stays short."""
+"""Per chapter, the parameters the build test shrinks so the build stays short."""
 
 
 def _small_book(tmp_path: Path) -> Path:
-    """A copy of the book whose chapters run small (only their parameters cells change)."""
+    """A copy of the book (its chapters unchanged; the pipeline passes the small parameters)."""
     book = tmp_path / "book-src"
     book.mkdir()
     for name in ("_config.yml", "_toc.yml"):
@@ -163,30 +157,23 @@ def _small_book(tmp_path: Path) -> Path:
     shutil.copytree(ROOT / "book", book / "book")
     shutil.copytree(ROOT / "notebooks", book / "notebooks")
     # no tests/ folder: the gates chapter reads the fixtures shipped in the package
-    for name, substitutions in SMALL_PARAMETERS.items():
-        chapter = book / "notebooks" / name
-        text = chapter.read_text()
-        for pattern, replacement in substitutions:
-            text, n = re.subn(pattern, replacement, text)
-            assert n == 1, f"the parameters cell of {name} changed shape"
-        chapter.write_text(text)
     return book
 
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_the_book_builds_offline(tmp_path):
+def test_the_book_builds_offline(tmp_path, monkeypatch):
+    # the one way the book is built: the pipeline executes every chapter, then the HTML
+    from watercolour.book import pipeline
+
     source = _small_book(tmp_path)
-    out = tmp_path / "out"
-    env = {**os.environ, "WATERCOLOUR_CACHE": str(tmp_path / "cache"),  # a short warm start
-           "WATERCOLOUR_TINY_SFT_STEPS": "30", "WATERCOLOUR_TINY_SKETCHES": "400"}
-    proc = subprocess.run(
-        [str(Path(sys.executable).parent / "jupyter-book"), "build", str(source),
-         "--path-output", str(out)],
-        capture_output=True, text=True, timeout=900, env=env,
-    )
-    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
-    html_dir = out / "_build" / "html"
+    monkeypatch.setenv("WATERCOLOUR_CACHE", str(tmp_path / "cache"))  # a short warm start
+    monkeypatch.setenv("WATERCOLOUR_TINY_SFT_STEPS", "30")
+    monkeypatch.setenv("WATERCOLOUR_TINY_SKETCHES", "400")
+    run = tmp_path / "run"
+    pipeline.run_chapters(source, run, overrides=SMALL_PARAMETERS, timeout=900,
+                          progress=lambda line: None)
+    html_dir = pipeline.build_html(source, run, out=tmp_path / "out" / "_build")
     page = html_dir / "notebooks" / "01_the_medium.html"
     html = page.read_text(encoding="utf-8")
 
@@ -196,8 +183,11 @@ def test_the_book_builds_offline(tmp_path):
     pngs = re.findall(r'<img[^>]+src="(\.\./_images/[^"]+\.png)"', html)
     assert pngs, "no PNG figure in the chapter"
     assert all((page.parent / p).resolve().is_file() for p in pngs)
-    # the results the chapter wrote land in the book's runs/, not the repository's
-    assert (source / "runs" / "book" / "medium" / "medium.json").is_file()
+    # the results the chapter wrote land in the run's results, not the repository's
+    assert (run / "results" / "medium" / "medium.json").is_file()
+    # the smoke run's figures are captioned (glued) and its numbers computed
+    smoke = (html_dir / "notebooks" / "06_smoke_run.html").read_text(encoding="utf-8")
+    assert "fig-smoke-curves" in smoke and "best first" in smoke
 
     # widgets: state embedded, JavaScript loaded from the book itself
     assert "application/vnd.jupyter.widget-state+json" in html

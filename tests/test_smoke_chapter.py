@@ -48,6 +48,8 @@ def test_the_chapter_trains_live_and_shows_both_runs(tmp_path, monkeypatch):
     assert set(record["runs"]) == {"hps-only", "judge-led"}
     assert record["sft-eval"]["samples"] == 64
     nb = json.loads(executed.read_text())
+    # glued: captioned, labelled figures of the page
     images = [o for c in nb["cells"] for o in c.get("outputs", [])
-              if "image/png" in o.get("data", {})]
-    assert len(images) >= 4  # live paintings, the curves, two contact sheets
+              if any(k.endswith("image/png") for k in o.get("data", {}))]
+    assert {o["metadata"]["scrapbook"]["name"] for o in images} == {
+        "smoke-live", "smoke-curves", "smoke-sheet-hps-only", "smoke-sheet-judge-led"}

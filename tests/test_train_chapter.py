@@ -40,6 +40,10 @@ def test_the_chapter_shows_the_plan_and_replays_the_curves(tmp_path):
         "reward_thirds"][0]
     assert data["curves"]["hps-only"]["collapsed_steps"] == 0
     nb = json.loads(executed.read_text())
+    # the figure is glued (a captioned, labelled figure of the page), not shown in its cell
     images = [o for c in nb["cells"] for o in c.get("outputs", [])
-              if "image/png" in o.get("data", {})]
-    assert len(images) == 1
+              if any(k.endswith("image/png") for k in o.get("data", {}))]
+    assert [o["metadata"]["scrapbook"]["name"] for o in images] == ["full-curves"]
+    glued = {o["metadata"]["scrapbook"]["name"] for c in nb["cells"] for o in c.get("outputs", [])
+             if "scrapbook" in o.get("metadata", {})}
+    assert {"hps-only-reward-first", "hps-led-reward-last"} <= glued  # quoted in the text

@@ -3,12 +3,14 @@ those executed notebooks (no second execution).
 
 :func:`run_chapters` reads ``_toc.yml``, runs each chapter (a MyST text notebook) from its text
 form into ``RUN/executed/<chapter>.ipynb`` and its results into ``RUN/results/<key>/``, in
-reading order, handing each chapter the artifacts of the ones before it (:data:`LINKS`: a
-training run's curve becomes the analysis chapter's ``curve``; :data:`POOL_CHAPTERS`: the pool
-chapter's rated pool, or its starter pool, becomes the reward and training chapters' ``pool``).
+reading order, handing each chapter the artifacts of the ones before it (:data:`LINKS`: the
+smoke run's curve and rollouts become the analysis chapter's ``curve`` and ``rollouts``;
+:data:`POOL_CHAPTERS`: the pool chapter's rated pool, or its starter pool, becomes the reward
+and training chapters' ``pool``).
 :func:`build_html` lays the executed notebooks beside the front matter in ``RUN/book/`` and
 runs ``jupyter-book build`` there with execution off. ``RUN/run.json`` records every chapter's
-parameters, time and outcome.
+parameters, time and outcome. This is the one way the book is built: ``_config.yml`` executes
+nothing, so ``jupyter-book build`` on the sources alone shows no outputs.
 """
 
 from __future__ import annotations
@@ -47,12 +49,15 @@ RESULT_KEYS = {
 listed writes to a folder named after it."""
 
 LINKS: dict[str, dict[str, tuple[str, ...]]] = {
-    "08_analysis_of_a_run": {"curve": ("train/curve.csv", "smoke/curve.csv"),
-                             "rollouts": ("train/rollouts", "smoke/rollouts")},
-    "09_rollouts": {"rollouts": ("smoke/rollouts", "train/rollouts")},
+    "08_analysis_of_a_run": {"curve": ("smoke/curve.csv",), "rollouts": ("smoke/rollouts",)},
+    "09_rollouts": {"rollouts": ("smoke/rollouts",)},
 }
 """Chapter -> parameter -> candidate artifacts (relative to ``RUN/results/``) from earlier
-chapters: the first that exists when the chapter starts is passed; none: its default stays."""
+chapters: the first that exists when the chapter starts is passed; none: its default stays.
+Only the smoke run trains, so only it writes a curve and rollouts (``curve.csv``,
+``rollouts/``); the full-run chapter replays published curves and writes ``full_run.json``.
+``tests/test_book_pipeline.py`` checks that each artifact's chapter comes earlier and writes
+it."""
 
 POOL_CHAPTERS = ("05_reward_components", "06_smoke_run")
 """Chapters whose ``pool`` the pipeline chooses (:func:`watercolour.pool.choice.choose_pool`):
@@ -226,7 +231,8 @@ def run_chapters(
 
 def build_html(root: str | os.PathLike[str], run_dir: str | os.PathLike[str],
                out: str | os.PathLike[str] | None = None, all_pages: bool = True) -> Path:
-    """Build the HTML from the run's executed notebooks, executing nothing.
+    """Build the HTML from the run's executed notebooks, executing nothing; the one way the
+    book is built (``_config.yml`` executes nothing either). ``SetupError`` without a run.
 
     Lays out ``RUN/book/``: the book's ``_config.yml`` (execution off), ``_toc.yml``, its prose
     pages and front matter, and each executed chapter as ``notebooks/<stem>.ipynb`` (links to
@@ -238,6 +244,9 @@ def build_html(root: str | os.PathLike[str], run_dir: str | os.PathLike[str],
 
     base = Path(root).resolve()
     run = Path(run_dir).resolve()
+    if not (run / "run.json").is_file():
+        raise SetupError(f"no pipeline run in {run} (no run.json): the book is built from the "
+                         "chapters the pipeline executed; run `watercolour book run` first")
     manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
     executed = {Path(c["chapter"]): Path(c["executed"]) for c in manifest["chapters"]
                 if c["ok"] and c["executed"]}

@@ -1,11 +1,11 @@
-"""``watercolour book build|run|check|list``: build the Jupyter Book, run it as a pipeline.
+"""``watercolour book run|build|check|list|export``: the book, built one way: as a pipeline.
 
-- ``watercolour book build [--root DIR] [--out DIR] [--all]`` runs ``jupyter-book build`` on the
-  book root (the folder with ``_config.yml`` and ``_toc.yml``), executing the chapters.
 - ``watercolour book run [--out runs/book] [-p 01_the_medium.n_examples=2]`` runs the book as a
   pipeline: every chapter executed once with papermill, then the HTML built from the executed
   notebooks (``watercolour.book.pipeline``); ``watercolour book run CHAPTER`` runs one chapter
   and writes ``runs/book/<chapter>.ipynb``.
+- ``watercolour book build [--run runs/book] [--html DIR]`` builds the HTML again from the
+  executed notebooks of a pipeline run (execution off); without a run it says so.
 - ``watercolour book check [HTML]`` opens the built pages in headless Chromium.
 - ``watercolour book list`` prints the chapters in reading order.
 - ``watercolour book export --out DIR`` writes every chapter as an ``.ipynb`` without outputs
@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
-import subprocess
 import sys
 import time
 from dataclasses import asdict
@@ -26,36 +24,34 @@ from pathlib import Path
 
 from watercolour import notebooks
 from watercolour.book import pipeline
-from watercolour.errors import SetupError
 
 
 def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
     p = verbs.add_parser(
         name,
-        help="build the book, or run one of its chapters",
-        description="Build the Jupyter Book (executing every chapter), run one chapter with "
-        "papermill and chosen parameters, or list the chapters.",
+        help="run the book as a pipeline (or one chapter), build and check its HTML",
+        description="Run the book as a pipeline (every chapter executed once with papermill, "
+        "then the HTML built from the executed notebooks), run one chapter with chosen "
+        "parameters, build the HTML again from a run, check the built pages, list or export "
+        "the chapters.",
     )
     actions = p.add_subparsers(dest="book_action", metavar="ACTION", required=True)
 
     build = actions.add_parser(
         "build",
-        help="build the whole book to HTML",
-        description="Run `jupyter-book build` on the book root. The HTML lands in OUT/html "
-        "when OUT is named _build (the default, ROOT/_build), else in OUT/_build/html. "
-        "Chapters are executed unless their cached execution is still valid.",
+        help="build the HTML again from a pipeline run (executes nothing)",
+        description="Build the HTML from the executed notebooks of a `watercolour book run` "
+        "(RUN/run.json), with execution off, as `book run` does after executing: the book is "
+        "built one way, by the pipeline, which hands each chapter the outputs of the ones "
+        "before it. Without a run in RUN it fails and says to run `watercolour book run`.",
     )
     build.add_argument("--root", type=Path, default=None,
                        help="folder with _config.yml and _toc.yml (default: found from here)")
-    build.add_argument("--out", type=Path, default=None,
-                       help="build folder (default: ROOT/_build)")
-    build.add_argument("--all", action="store_true",
-                       help="rebuild every page, not only those that changed")
-    build.add_argument("--fresh", action="store_true",
-                       help="re-execute every chapter: drop the execution cache first (the "
-                       "cache is keyed on the cells' code, not on the package's)")
-    build.add_argument("--warnings-as-errors", action="store_true",
-                       help="fail on any Sphinx warning (-W)")
+    build.add_argument("--run", dest="run_dir", type=Path, default=Path("runs/book"),
+                       help="the pipeline's run folder (default: runs/book)")
+    build.add_argument("--html", type=Path, default=None,
+                       help="build folder for the HTML (default ROOT/_build: the HTML lands in "
+                       "ROOT/_build/html)")
     build.add_argument("--json", action="store_true", help="print the result as JSON")
     build.set_defaults(run=run)
 
@@ -166,45 +162,16 @@ def _book_root(root: Path | None) -> Path:
     return found
 
 
-def _jupyter_book() -> str:
-    """The ``jupyter-book`` beside this interpreter (so its kernel is this environment's), else
-    the one on PATH."""
-    beside = Path(sys.executable).parent / "jupyter-book"
-    if beside.is_file():
-        return str(beside)
-    found = shutil.which("jupyter-book")
-    if found is None:
-        raise FileNotFoundError(
-            "jupyter-book is not installed; install the book extra: pip install 'watercolour[book]'"
-        )
-    return found
-
-
 def _build(args: argparse.Namespace) -> int:
     root = _book_root(args.root)
-    out = (args.out or root / "_build").resolve()
-    path_output = out.parent if out.name == "_build" else out
-    html = path_output / "_build" / "html"
-    cmd = [_jupyter_book(), "build", str(root), "--path-output", str(path_output)]
-    if args.fresh:
-        shutil.rmtree(path_output / "_build" / ".jupyter_cache", ignore_errors=True)
-    if args.all or args.fresh:
-        cmd.append("--all")
-    if args.warnings_as_errors:
-        cmd += ["-W", "-n", "--keep-going"]
     t0 = time.perf_counter()
-    # jupyter-book's own output goes to stderr when --json wants a clean stdout
-    proc = subprocess.run(cmd, cwd=root, stdout=sys.stderr if args.json else None)
+    html = pipeline.build_html(root, args.run_dir, out=args.html or root / "_build")
     seconds = time.perf_counter() - t0
-    ok = proc.returncode == 0 and (html / "index.html").is_file()
     if args.json:
-        print(json.dumps({"ok": ok, "html": str(html), "seconds": round(seconds, 2),
-                          "returncode": proc.returncode}, indent=2))
-    elif ok:
-        print(f"book built in {seconds:.1f} s: {html / 'index.html'}")
-    if not ok:
-        raise SetupError(f"jupyter-book build failed (exit code {proc.returncode}); "
-                           "see its output above")
+        print(json.dumps({"ok": True, "run": str(args.run_dir.resolve()), "html": str(html),
+                          "seconds": round(seconds, 2)}, indent=2))
+    else:
+        print(f"book built from {args.run_dir} in {seconds:.1f} s: {html / 'index.html'}")
     return 0
 
 
