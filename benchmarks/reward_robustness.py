@@ -63,10 +63,43 @@ BEFORE = "e65d96e"
 # ---------------------------------------------------------------- scoring (old or new code)
 
 
-MIXES: tuple[str, ...] = ("judge-led", "hps-led", "hps-only")
-"""Every candidate is scored under each preset (one judge call and one scorer call serve all
-three)."""
+PIGMENT_MIX = "judge+pigment"
+PIGMENT_WEIGHTS = {"judge": 0.5, "hps": 0.3, "pigment": 0.1}
+"""A mix that weighs the pigment term (the code before the rubric has none: None there)."""
+MIXES: tuple[str, ...] = ("judge-led", "hps-led", "hps-only", PIGMENT_MIX)
+"""Every candidate is scored under each mix (one judge call and one scorer call serve all)."""
 _DETECTORS: dict[int, Any] = {}
+_PIGMENT: dict[int, Any] = {}
+
+
+def _pigment(pool, png: bytes, subject: str) -> float | None:
+    """The pigment term of the reward in use (None where the reward has none)."""
+    try:
+        from watercolour.rewards.pigment import PigmentBands
+    except ImportError:
+        return None
+    key = hash(tuple(sorted(p.id for p in pool.paintings)))
+    if key not in _PIGMENT:
+        _PIGMENT[key] = PigmentBands.fit(pool)
+    return round(_PIGMENT[key].score(png, subject)[0], 4)
+
+
+def _total(name: str, length: float, judged: float | None, hps: float,
+           pigment: float | None) -> float | None:
+    """The total under the mix ``name``, with the old code's ``combine`` or the rubric's."""
+    from watercolour.rewards import Mix, combine
+
+    if name == PIGMENT_MIX:
+        if pigment is None:
+            return None
+        mix = Mix.from_weights(**PIGMENT_WEIGHTS)
+    else:
+        mix = Mix.preset(name)
+    try:
+        return combine(mix, {"gate": 1.0, "length": length, "judge": judged, "hps": hps,
+                             "pigment": pigment})[0]
+    except TypeError:  # the code before the rubric: combine(mix, status, length, judge, hps)
+        return combine(mix, "ok", length, judged, hps)[0]
 
 
 def _copy_rule(pool, png: bytes, code: str):
@@ -98,7 +131,7 @@ def reward_of(pool, judge, scorer, png: bytes, code: str, subject: str, seed: in
     the rewarder computes it (the references drawn as it draws them, the caption it gives the
     scorer, its near-copy rule where it has one). Only public API that the old and the new
     code share, or looked up with a fallback."""
-    from watercolour.rewards import Mix, combine, judge_group, length_term
+    from watercolour.rewards import judge_group, length_term
     from watercolour.rewards.references import ReferencePool
 
     try:
@@ -111,13 +144,15 @@ def reward_of(pool, judge, scorer, png: bytes, code: str, subject: str, seed: in
     judged = judge_group(judge, [png], refs, subject)[0].score
     hps = scorer.score([png], HPS_PROMPT.format(subject=subject))[0].unit
     length = length_term(code)
+    pigment = _pigment(drawn_from, png, subject)
     copy = _copy_rule(drawn_from, png, code) if copies else None
     if copy is not None:
-        judged, hps = 0.0, 0.0
+        judged, hps, pigment = 0.0, 0.0, (0.0 if pigment is not None else None)
     out = {"judge": judged, "hps": round(hps, 4), "length": round(length["raw"], 4),
-           "tokens": length["tokens"], "near_copy": copy.kind if copy is not None else None}
+           "pigment": pigment, "tokens": length["tokens"],
+           "near_copy": copy.kind if copy is not None else None}
     for name in MIXES:
-        out[name] = combine(Mix.preset(name), "ok", length["raw"], judged, hps)[0]
+        out[name] = _total(name, length["raw"], judged, hps, pigment)
     out["reward"] = out["judge-led"]
     return out
 
@@ -126,8 +161,10 @@ def mean_reward(pool, judge, scorer, pngs: dict[int, bytes], code: str, subject:
                 exclude: str | None = None, copies: bool = True) -> dict[str, Any]:
     rows = [reward_of(pool, judge, scorer, pngs[s], code, subject, s, exclude, copies=copies)
             for s in pngs]
-    out: dict[str, Any] = {k: round(statistics.mean(r[k] for r in rows), 4)
-                           for k in ("reward", *MIXES, "judge", "hps", "length")}
+    out: dict[str, Any] = {
+        k: None if any(r[k] is None for r in rows)
+        else round(statistics.mean(r[k] for r in rows), 4)
+        for k in ("reward", *MIXES, "judge", "hps", "length", "pigment")}
     out["near_copy"] = next((r["near_copy"] for r in rows if r["near_copy"]), None)
     return out
 
@@ -551,8 +588,9 @@ def print_table(result: dict[str, Any]) -> None:
 
     def cells(row: dict | None) -> str:
         if not row:
-            return "    -      -      -  "
-        return " ".join(f"{row.get(m, row.get('reward')):6.3f}" for m in MIXES)
+            return " ".join(["   -  "] * len(MIXES))
+        values = [row.get(m, row.get("reward")) for m in MIXES]
+        return " ".join("   -  " if v is None else f"{v:6.3f}" for v in values)
 
     head = "  ".join(m[:8].rjust(6) for m in MIXES)
     print(f"\n{'':30s} before: {head}   after: {head}")

@@ -156,7 +156,7 @@ def assert_no_leak(text: str, observation: WatercolourObservation) -> None:
         assert ref.lower() not in lowered, (ref, text)
     values = [observation.reward, observation.turn_reward]
     for component in observation.components.values():
-        values += [component.get("raw"), component.get("contribution")]
+        values += [component.raw, component.contribution]
     for value in values:
         if isinstance(value, float) and value not in (0.0, 1.0):
             for written in numbers(value):
@@ -170,7 +170,7 @@ def test_a_revision_sees_its_render_and_critique_and_every_turn_is_kept(service)
     assert ready.max_turns == 2 and ready.metadata["episode"]["rule"] == EPISODE_REWARD_RULE
     one = env.step(WatercolourAction(reply=reply(SMALL_SKETCH)))
     assert one.status == "ok" and not one.done and one.turn == 1
-    assert one.reward == one.turn_reward == one.breakdown["reward"]
+    assert one.reward == one.turn_reward == one.breakdown.reward
     assert one.episode_reward is None and one.metadata["episode"]["reward"] is None
     png = base64.b64decode(one.png_base64)
     assert png.startswith(b"\x89PNG") and one.render_sha256 == hashlib.sha256(png).hexdigest()

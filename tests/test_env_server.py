@@ -99,7 +99,7 @@ def test_eight_concurrent_sessions_share_one_server(servers):
     for reply, e in zip(replies, group):
         data = e.to_dict()
         assert data["env"]["reply_sha256"] == sha(reply) and data["env"]["url"] == a.url
-        assert set(data["components"]) == {"gate", "length", "judge", "hps"}
+        assert set(data["components"]) == {"gate", "length", "judge", "hps", "pigment"}
         assert data["subject"] == "a lotus" and data["seed"] == 5
     refs = {tuple(e.to_dict()["references"]["ids"]) for e in group}
     assert len(refs) == 1 and len(next(iter(refs))) == 4  # the group faces the same four

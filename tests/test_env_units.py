@@ -184,7 +184,7 @@ def test_the_references_reset_names_are_the_ones_the_step_is_judged_against(serv
         env = WatercolourEnvironment(service)
         ids = env.reset(seed=5, subject=subject).reference_ids
         step = env.step(WatercolourAction(reply=REPLY))
-        assert list(ids) == list(step.breakdown["references"]["ids"]), subject
+        assert list(ids) == list(step.breakdown.reference_ids), subject
 
 
 @pytest.mark.browser
@@ -193,7 +193,7 @@ def test_a_two_turn_episode(service):
     env.reset(seed=3, subject="a hibiscus", max_turns=2, include_png=True)
     one = env.step(WatercolourAction(reply=REPLY))
     assert one.status == "ok" and isinstance(one.reward, float) and not one.done
-    assert one.breakdown["reward"] == one.reward and one.components["judge"]["asked"] == 8
+    assert one.breakdown.reward == one.reward and one.components["judge"].asked == 8
     assert one.reference_ids == env.state.reference_ids and one.turn == 1
     assert one.critique and "Paint covers" in one.critique
     assert [m["role"] for m in one.prompt] == ["assistant", "user"]

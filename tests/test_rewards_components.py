@@ -56,11 +56,12 @@ def test_length_uses_the_policys_tokenizer_when_given():
 
 
 def test_the_three_presets_differ_only_in_the_judge_split():
-    for name, (judge, hps) in PRESETS.items():
+    for name, weights in PRESETS.items():
         mix = Mix.preset(name)
         assert mix.name == name
-        assert mix.gate == mix.length == 0.05
-        assert (mix.judge, mix.hps) == (judge, hps)
+        assert mix.weight("gate") == mix.weight("length") == 0.05
+        assert (mix.weight("judge"), mix.weight("hps")) == (weights["judge"], weights["hps"])
+        assert mix.weight("pigment") == 0.0  # the presets leave the pigment term out
         assert sum(mix.weights.values()) == pytest.approx(1.0)
     assert Mix.preset("hps-only").active() == ["gate", "length", "hps"]
 
@@ -72,7 +73,7 @@ def test_the_mix_comes_from_two_environment_variables():
     assert Mix.from_env({"WATERCOLOUR_JUDGE_WEIGHT": "0", "WATERCOLOUR_HPS_WEIGHT": "0.9"}
                         ).name == "hps-only"
     custom = Mix.from_env({"WATERCOLOUR_JUDGE_WEIGHT": "0.45", "WATERCOLOUR_HPS_WEIGHT": "0.45"})
-    assert custom.name == "custom" and custom.judge == 0.45
+    assert custom.name == "custom" and custom.weight("judge") == 0.45
 
 
 @pytest.mark.parametrize("env, message", [
@@ -197,19 +198,22 @@ def test_consistency_reports_agreement_and_position_bias():
 
 def test_the_total_and_its_none_semantics():
     mix = Mix.preset("judge-led")
-    total, status, missing, parts = combine(mix, "ok", 0.5, 0.75, 0.4)
+    total, status, missing, parts = combine(
+        mix, {"gate": 1.0, "length": 0.5, "judge": 0.75, "hps": 0.4})
     assert status == "ok" and missing is None
     assert total == pytest.approx(0.05 + 0.05 * 0.5 + 0.6 * 0.75 + 0.3 * 0.4)
     assert parts["judge"] == {"raw": 0.75, "weight": 0.6, "contribution": pytest.approx(0.45)}
     # a rejected sketch: 0, never None, and length does not pay
-    total, status, _, parts = combine(mix, "rejected", 1.0)
+    total, status, _, parts = combine(mix, {"gate": 0.0, "length": 1.0})
     assert (total, status) == (0.0, "rejected")
     assert all(p["contribution"] == 0.0 for p in parts.values())
     # infrastructure: None as a whole, even when other parts answered
-    for args, part in [(("unavailable", 1.0, 0.9, 0.9), "render"),
-                       (("ok", 1.0, None, 0.9), "judge"), (("ok", 1.0, 0.9, None), "hps")]:
-        total, status, missing, parts = combine(mix, *args)
+    for gate, judge, hps, part in [(None, 0.9, 0.9, "render"), (1.0, None, 0.9, "judge"),
+                                   (1.0, 0.9, None, "hps")]:
+        total, status, missing, parts = combine(
+            mix, {"gate": gate, "length": 1.0, "judge": judge, "hps": hps})
         assert (total, status, missing) == (None, "unavailable", part)
         assert all(p["contribution"] is None for p in parts.values())
     # a component with weight 0 is not needed
-    assert combine(Mix.preset("hps-only"), "ok", 1.0, None, 1.0)[0] == pytest.approx(1.0)
+    assert combine(Mix.preset("hps-only"), {"gate": 1.0, "length": 1.0, "hps": 1.0}
+                   )[0] == pytest.approx(1.0)

@@ -23,6 +23,7 @@ from watercolour.rewards import Mix, RewardConfig, Rewarder, RewardSetupError
 from watercolour.rewards.hps.client import HpsClient
 from watercolour.rewards.judge.offline_judge import PoolFittedJudge
 from watercolour.rewards.judge.openai_judge import OpenAIJudge
+from watercolour.rewards.record import RewardRecord
 from watercolour.rewards.trl import RewardFunctions, completion_text
 
 pytestmark = pytest.mark.browser
@@ -70,7 +71,13 @@ def test_a_scored_rollout_and_its_breakdown(replay, ref_pool, fitted):
     data = json.loads(json.dumps(evaluation.to_dict()))  # plain, serialisable
     assert data["status"] == "ok" and evaluation.reward == data["reward"]
     c = data["components"]
-    assert set(c) == {"gate", "length", "judge", "hps"}
+    assert set(c) == {"gate", "length", "judge", "hps", "pigment"}
+    assert not c["pigment"]["called"] and c["pigment"]["weight"] == 0.0  # not in the preset
+    record = evaluation.record  # the same, typed
+    assert RewardRecord.from_dict(data).to_dict() == data  # the wire format round-trips
+    assert record.components["judge"].raw == c["judge"]["raw"] and record.gate_passed
+    assert record.components["judge"].backend == c["judge"]["backend"] == fitted.name
+    assert record.components["hps"].role.startswith("human preference")
     assert c["gate"]["raw"] == 1.0 and c["length"]["counted_by"] == "chars/4"
     assert c["judge"]["asked"] == 8 == judge.calls and len(c["judge"]["votes"]) == 8
     assert {v["order"] for v in c["judge"]["votes"]} == {"candidate_first", "reference_first"}

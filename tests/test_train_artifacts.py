@@ -22,18 +22,19 @@ def _png() -> bytes:
 
 
 def _ok(reward: float) -> Evaluation:
-    breakdown = {"seed": 5, "subject": "a peach hibiscus",
+    breakdown = {"reward": reward, "status": "ok", "seed": 5, "subject": "a peach hibiscus",
                  "components": {c: {"raw": reward} for c in ("gate", "length", "judge", "hps")},
                  "gate": {"violations": [], "paint_fraction": 0.2, "n_shapes": 3},
                  "references": {"ids": ["love-01", "okay-02"], "tiers": ["love", "okay"]}}
-    return Evaluation(reward, "ok", breakdown, png=_png())
+    return Evaluation.from_dict(breakdown, png=_png())
 
 
 def _batch(log: RolloutLog, step: int) -> None:
     prompt = [{"role": "user", "content": "Paint a peach hibiscus in watercolour."}]
-    rejected = Evaluation(0.0, "rejected", {"seed": 5, "gate": {"violations": ["no_sketch"]}})
-    lost = Evaluation(None, "unavailable", {"seed": 5, "unavailable": {"part": "render",
-                                                                        "reason": "died"}})
+    rejected = Evaluation.from_dict({"reward": 0.0, "status": "rejected", "seed": 5,
+                                     "gate": {"violations": ["no_sketch"]}})
+    lost = Evaluation.from_dict({"reward": None, "status": "unavailable", "seed": 5,
+                                 "unavailable": {"part": "render", "reason": "died"}})
     log.append([prompt] * 3, ["```javascript\nbrush.circle(0, 0, 9)\n```", "hello", "x"],
                [_ok(0.5), rejected, lost], step)
 

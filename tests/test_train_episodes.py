@@ -145,13 +145,13 @@ class Scripted:
         out = []
         for reply in replies:
             if "die" in reply:
-                out.append(Evaluation(None, "unavailable", {
-                    "seed": seed, "gate": {"infrastructure_failure": True},
+                out.append(Evaluation.from_dict({
+                    "reward": None, "status": "unavailable", "seed": seed, "gate": {"infrastructure_failure": True},
                     "unavailable": {"part": "render", "reason": "the browser died"}}))
             else:
                 score = float(reply.split()[-1])
-                out.append(Evaluation(score, "ok", {
-                    "seed": seed, "components": {c: {"raw": score} for c in
+                out.append(Evaluation.from_dict({
+                    "reward": score, "status": "ok", "seed": seed, "components": {c: {"raw": score} for c in
                                                  ("gate", "length", "judge", "hps")},
                     "gate": {"violations": [], "paint_fraction": score, "n_shapes": 3,
                              "render": {}}}))

@@ -59,7 +59,7 @@ def test_a_failing_source_gives_none_rewards_with_the_reason():
     out = guarded.evaluate_group(["a", "b"], "a peach hibiscus", 7)
     assert [e.reward for e in out] == [None, None]
     assert [e.status for e in out] == ["unavailable"] * 2
-    assert "refused the connection" in out[0].breakdown["unavailable"]["reason"]
+    assert "refused the connection" in out[0].record.unavailable.reason
     assert all(e.component("hps") is None for e in out)
     assert guarded.failures == 1
     metrics = batch_metrics(out, guarded.mix.weights)
@@ -73,7 +73,7 @@ def test_a_short_answer_is_a_failure_too():
 
     out = GuardedRewarder(Short(), RewardConfig.from_env(environ={})).evaluate_group(["a"])
     assert out[0].status == "unavailable"
-    assert "answered 0 evaluations for 1" in out[0].breakdown["unavailable"]["reason"]
+    assert "answered 0 evaluations for 1" in out[0].record.unavailable.reason
 
 
 @pytest.mark.parametrize("weights, present", [
@@ -82,7 +82,8 @@ def test_a_short_answer_is_a_failure_too():
 def test_metrics_leave_out_components_with_no_weight(weights, present):
     from watercolour.rewards import Evaluation
 
-    e = Evaluation(0.0, "rejected", {"gate": {"violations": ["no_sketch"]}, "latency_s": {}})
+    e = Evaluation.from_dict({"reward": 0.0, "status": "rejected",
+                              "gate": {"violations": ["no_sketch"]}, "latency_s": {}})
     m = batch_metrics([e], weights)
     assert present <= set(m) and "judge_mean" not in m
     assert m["gate_pass_rate"] == 0.0 and m["none_count"] == 0.0

@@ -18,6 +18,7 @@ import pytest
 import torch
 from train_support import imprinted_model, small_run
 
+from watercolour.rewards.rubric import NAMES
 from watercolour.train.config import parse_args
 from watercolour.train.metrics import COLUMNS
 from watercolour.train.trainer import train
@@ -81,7 +82,7 @@ def test_two_steps_in_process_leave_every_artifact(tiny_model, renderer, tmp_pat
     assert any(r["status"] == "ok" for r in records), "the imprinted model wrote no sketch"
     for r in records:
         assert r["completion"] and r["prompt"] and r["seed"] is not None
-        assert set(r["components"]) == {"gate", "length", "judge", "hps"}
+        assert set(r["components"]) == set(NAMES)
         if r["status"] == "ok":
             assert r["sketch"] and "brush." in r["sketch"]
             assert (out / "rollouts" / r["png"]).read_bytes().startswith(PNG)

@@ -44,14 +44,14 @@ class LengthRewarder:
 
     def evaluate_group(self, replies, subject=None, seed=None, render_seed=None):
         from watercolour.rewards import Evaluation
-        from watercolour.rewards.mix import COMPONENTS
+        from watercolour.rewards.rubric import NAMES
 
         self.calls += 1
         out = []
         for reply in replies:
             score = min(1.0, len(reply) / 100)
-            breakdown = {"seed": seed, "subject": subject, "stand_in": "length / 100",
-                         "components": {c: {"raw": score} for c in COMPONENTS},
-                         "gate": {"violations": []}, "latency_s": {}}
-            out.append(Evaluation(score, "ok", breakdown))
+            out.append(Evaluation.from_dict({
+                "reward": score, "status": "ok", "seed": seed, "subject": subject,
+                "stand_in": "length / 100", "components": {c: {"raw": score} for c in NAMES},
+                "gate": {"violations": []}, "latency_s": {}}))
         return out

@@ -367,6 +367,9 @@ def variables(classes: Iterable[type] | None = None) -> list[tuple[str, str, str
             name = meta.get("env")
             if name and name not in rows:
                 rows[name] = (name, f"{cls.__name__}.{f.name}", _shown(f), meta["help"])
+        declared = getattr(cls, "declared_variables", None)  # variables not on a field
+        for row in (declared() if declared is not None else []):
+            rows.setdefault(row[0], row)
     return list(rows.values())
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
-from watercolour.cli.score import number, report
+from watercolour.cli.score import print_components, report
+from watercolour.rewards.record import RewardRecord
 
 
 def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
@@ -43,20 +43,17 @@ def run(args: argparse.Namespace) -> int:
     return report(evaluation, args.json, print_human)
 
 
-def print_human(data: dict[str, Any]) -> None:
-    env = data.get("env") or {}
-    reward = data.get("reward")
-    print(f"reward {'null' if reward is None else f'{reward:.4f}'} - {data['status']} "
+def print_human(record: RewardRecord) -> None:
+    env = record.env or {}
+    reward = record.reward
+    print(f"reward {'null' if reward is None else f'{reward:.4f}'} - {record.status} "
           f"(from {env.get('url')})")
-    if data.get("unavailable"):
-        u = data["unavailable"]
-        print(f"  unavailable: the {u['part']} failed: {u['reason']}", file=sys.stderr)
+    if record.unavailable:
+        u = record.unavailable
+        print(f"  unavailable: the {u.part} failed: {u.reason}", file=sys.stderr)
         return
-    if data["status"] == "rejected":
-        print(f"  gate: {', '.join(data['gate']['violations'])}")
-    for name, part in data["components"].items():
-        weight = part.get("weight")
-        print(f"  {name:<7}{number(part.get('raw'))} x {number(weight, 2)} = "
-              f"{number(part.get('contribution'), 4)}")
+    if record.status == "rejected":
+        print(f"  gate: {', '.join(record.violations)}")
+    print_components(record)
     if env.get("critique"):
         print(f"  critique: {env['critique']}")

@@ -12,6 +12,7 @@ from typing import Any
 from watercolour.cli.inputs import read_input
 from watercolour.pool.schema import DEFAULT_POOL
 from watercolour.render import Renderer
+from watercolour.rewards.record import RewardRecord, component_note
 
 EXIT_REJECTED = 1
 EXIT_UNAVAILABLE = 3
@@ -55,14 +56,13 @@ def run(args: argparse.Namespace) -> int:
     return report(evaluation, args.json, print_human)
 
 
-def report(evaluation: Any, as_json: bool, human: Callable[[dict[str, Any]], None]) -> int:
+def report(evaluation: Any, as_json: bool, human: Callable[[RewardRecord], None]) -> int:
     """Print a scored rollout (JSON or ``human``) and return the verb's exit code: 0 scored,
     1 rejected, 3 unavailable (``score`` and ``client`` alike)."""
-    data = evaluation.to_dict()
     if as_json:
-        print(json.dumps(data, indent=2, default=str))
+        print(json.dumps(evaluation.to_dict(), indent=2, default=str))
     else:
-        human(data)
+        human(evaluation.record)
     if evaluation.status == "unavailable":
         return EXIT_UNAVAILABLE
     return EXIT_REJECTED if evaluation.status == "rejected" else 0
@@ -73,31 +73,25 @@ def number(value: Any, digits: int = 3) -> str:
     return "  -  " if value is None else f"{value:.{digits}f}"
 
 
-def print_human(data: dict[str, Any]) -> None:
-    mix = data["mix"]
-    reward = data["reward"]
+def print_components(record: RewardRecord) -> None:
+    """One line per component: raw x weight = contribution, and what it found."""
+    for name, part in record.components.items():
+        weight = number(part.weight, 2) if part.weight is not None else "  - "
+        print(f"  {name:<8}{number(part.raw)} x {weight} = {number(part.contribution, 4)}   "
+              f"{component_note(name, part, record)}")
+
+
+def print_human(record: RewardRecord) -> None:
+    reward = record.reward
     head = "null" if reward is None else f"{reward:.4f}"
-    print(f"reward {head} ({mix['name']} mix) - {data['status']}")
-    if data.get("unavailable"):
-        u = data["unavailable"]
-        print(f"  unavailable: the {u['part']} failed: {u['reason']}", file=sys.stderr)
-    if data["status"] == "rejected":
-        print(f"  gate: {', '.join(data['gate']['violations'])}")
-    c = data["components"]
-    notes = {
-        "length": f"{c['length'].get('tokens')} tokens ({c['length'].get('counted_by')})",
-        "judge": (f"{c['judge'].get('wins')}/{c['judge'].get('answered')} wins of "
-                  f"{c['judge'].get('asked')} asked; {c['judge'].get('backend')}"
-                  if c["judge"].get("called") else "not asked"),
-        "hps": (f"mu {number(c['hps'].get('mu'))}; {c['hps'].get('backend')}"
-                if c["hps"].get("called") else "not asked"),
-        "gate": f"paint {data['gate']['paint_fraction']:.3f}, {data['gate']['n_shapes']} shapes",
-    }
-    for name in ("gate", "length", "judge", "hps"):
-        part = c[name]
-        print(f"  {name:<7}{number(part['raw'])} x {part['weight']:.2f} = "
-              f"{number(part['contribution'], 4)}   {notes[name]}")
-    refs = data.get("references")
+    print(f"reward {head} ({(record.mix or {}).get('name')} mix) - {record.status}")
+    if record.unavailable:
+        u = record.unavailable
+        print(f"  unavailable: the {u.part} failed: {u.reason}", file=sys.stderr)
+    if record.status == "rejected":
+        print(f"  gate: {', '.join(record.violations)}")
+    print_components(record)
+    refs = record.references
     if refs:
         print(f"  references (seed {refs['seed']}): "
               + ", ".join(f"{i} ({t})" for i, t in zip(refs["ids"], refs["tiers"])))

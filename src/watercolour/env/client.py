@@ -49,10 +49,11 @@ from watercolour.env.models import (
 )
 from watercolour.errors import InputError
 from watercolour.rewards import Evaluation
+from watercolour.rewards.record import ComponentScore, RewardRecord, Unavailable
+from watercolour.rewards.rubric import NAMES
 
 DEFAULT_STEP_TIMEOUT_S = 300.0
 DEFAULT_RESET_TIMEOUT_S = 30.0
-COMPONENTS = ("gate", "length", "judge", "hps")
 
 
 class WatercolourEnv(EnvClient[WatercolourAction, WatercolourObservation, WatercolourState]):
@@ -61,7 +62,7 @@ class WatercolourEnv(EnvClient[WatercolourAction, WatercolourObservation, Waterc
     >>> with WatercolourEnv("http://127.0.0.1:8000").sync() as env:
     ...     env.reset(seed=7, subject="a lotus")
     ...     result = env.step(WatercolourAction(reply=reply))
-    ...     result.reward, result.observation.components
+    ...     result.reward, result.observation.breakdown.components
 
     ``message_timeout_s`` (the step's) defaults to 300 s; a reset waits at most
     ``reset_timeout_s``. ``token``: the server's bearer token (default its variable,
@@ -375,12 +376,10 @@ def auth_headers(token: str | None = None, headers: Mapping[str, str] | None = N
 def from_observation(observation: WatercolourObservation, url: str | None = None,
                      attempts: int = 1, seconds: float | None = None) -> Evaluation:
     """The :class:`~watercolour.rewards.Evaluation` a step's observation describes (its
-    ``breakdown`` is the server's ``Evaluation.to_dict()``, plus an ``env`` entry)."""
-    breakdown = dict(observation.breakdown or {})
-    breakdown.setdefault("reward", observation.reward)
-    breakdown.setdefault("status", observation.status)
-    breakdown.setdefault("components", observation.components)
-    breakdown["env"] = {"url": url, "attempts": attempts, "turn": observation.turn,
+    ``breakdown`` is the server's record, given an ``env`` entry here)."""
+    record = (observation.breakdown.model_copy(deep=True) if observation.breakdown is not None
+              else RewardRecord(reward=observation.reward, status=observation.status))
+    record.env = {"url": url, "attempts": attempts, "turn": observation.turn,
                         "cache_hit": observation.cache_hit, "critique": observation.critique,
                         "reply_sha256": observation.reply_sha256,
                         "latency_s": round(seconds, 4) if seconds is not None else None,
@@ -389,8 +388,9 @@ def from_observation(observation: WatercolourObservation, url: str | None = None
                         **{k: v for k, v in (observation.metadata or {}).items()
                            if k.startswith("reward_turn")}}
     png = base64.b64decode(observation.png_base64) if observation.png_base64 else None
-    reward = None if observation.status == "unavailable" else observation.reward
-    return Evaluation(reward, observation.status, breakdown, png=png)
+    if observation.status == "unavailable":
+        record.reward = None
+    return Evaluation(record, png=png)
 
 
 def unavailable(part: str, reason: str, context: Mapping[str, Any] | None = None,
@@ -398,16 +398,12 @@ def unavailable(part: str, reason: str, context: Mapping[str, Any] | None = None
                 attempts: int = 0) -> Evaluation:
     """An evaluation that could not be made: reward None, with the part and the reason."""
     seconds = round(time.monotonic() - start, 4) if start is not None else None
-    breakdown: dict[str, Any] = {
-        "reward": None, "status": "unavailable",
-        "unavailable": {"part": part, "reason": reason},
-        **dict(context or {}),
-        "components": {n: {"raw": None, "weight": None, "contribution": None}
-                       for n in COMPONENTS},
-        "references": None, "gate": None, "latency_s": {"total": seconds},
-        "env": {"url": url, "attempts": attempts, "latency_s": seconds},
-    }
-    return Evaluation(None, "unavailable", breakdown)
+    record = RewardRecord(
+        **dict(context or {}), reward=None, status="unavailable",
+        unavailable=Unavailable(part=part, reason=reason),
+        components={n: ComponentScore() for n in NAMES}, latency_s={"total": seconds},
+        env={"url": url, "attempts": attempts, "latency_s": seconds})
+    return Evaluation(record)
 
 
 Policy = Callable[[list[dict[str, str]], WatercolourObservation], str]

@@ -14,6 +14,8 @@ from typing import Any, Literal
 from openenv.core.env_server.types import Action, Observation, State
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
+from watercolour.rewards.record import ComponentScore, RewardRecord
+
 MAX_REPLY_CHARS = 1_000_000
 """The longest reply the server accepts (the gate itself rejects sketches over 100 000
 characters as the sketch's fault; this bound only protects the server)."""
@@ -119,19 +121,10 @@ class WatercolourObservation(Observation):
     prompt: list[dict[str, str]] = Field(
         default_factory=list, description="The chat messages of the request (after reset; "
         "after a step of a multi-turn episode, the critique turn to append)")
-    components: dict[str, dict[str, Any]] = Field(
-        default_factory=dict, description="Per component (gate, length, judge, hps): raw, "
-        "weight, contribution and details (tokens, wins/answered/asked, mu/sigma, backend)")
-    breakdown: dict[str, Any] = Field(
-        default_factory=dict, description="The reward's whole record, as "
-        "watercolour.rewards.Evaluation.to_dict() gives it (reward, status, unavailable, "
-        "components, references, gate, latency_s, mix, seeds)")
-    passed: bool | None = Field(None, description="The gate's verdict (null before a step)")
-    violations: list[str] = Field(default_factory=list,
-                                  description="The gate's violation names, in vocabulary order")
-    paint_fraction: float | None = Field(None, description="Share of the canvas that is not "
-                                         "bare paper")
-    n_shapes: int | None = Field(None, description="Filled p5.brush shapes the sketch drew")
+    breakdown: RewardRecord | None = Field(
+        None, description="The reward's record (watercolour.rewards.record.RewardRecord: "
+        "reward, status, unavailable, components with raw, weight, contribution, role, backend "
+        "and details, references, gate, latency_s, mix, seeds); null before a step")
     reference_ids: list[str] = Field(default_factory=list,
                                      description="The pool paintings this group is judged "
                                      "against (drawn from the reset seed)")
@@ -158,6 +151,32 @@ class WatercolourObservation(Observation):
                                          "turn was unavailable); the rule: EPISODE_REWARD_RULE "
                                          "(metadata.episode.rule)")
     render_sha256: str | None = Field(None, description="SHA-256 of this turn's render")
+
+    # read from the record (not sent twice)
+    @property
+    def components(self) -> dict[str, ComponentScore]:
+        """Per component of the rubric: its score (empty before a step)."""
+        return dict(self.breakdown.components) if self.breakdown is not None else {}
+
+    @property
+    def passed(self) -> bool | None:
+        """The gate's verdict (None before a step)."""
+        return self.breakdown.gate_passed if self.breakdown is not None else None
+
+    @property
+    def violations(self) -> list[str]:
+        """The gate's violation names, in vocabulary order."""
+        return self.breakdown.violations if self.breakdown is not None else []
+
+    @property
+    def paint_fraction(self) -> float | None:
+        """Share of the canvas that is not bare paper."""
+        return self.breakdown.paint_fraction if self.breakdown is not None else None
+
+    @property
+    def n_shapes(self) -> int | None:
+        """Filled p5.brush shapes the sketch drew."""
+        return self.breakdown.n_shapes if self.breakdown is not None else None
 
 
 class WatercolourState(State):

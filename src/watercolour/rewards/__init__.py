@@ -1,12 +1,16 @@
-"""The reward: gate, length, pairwise judge vs the pool, HPSv3; mixes; ``None`` when the
-infrastructure fails.
+"""The reward: a rubric of components (gate, length, pairwise judge vs the pool, HPSv3,
+pigment); mixes; one typed record per evaluation; ``None`` when the infrastructure fails.
 
 >>> from watercolour.rewards import Rewarder, RewardConfig
 >>> with Renderer(workers=1) as renderer:
 ...     rewarder = Rewarder(RewardConfig.from_env(), renderer=renderer)
 ...     rewarder.evaluate(reply, subject="a peach hibiscus", seed=7).to_dict()
 
-Modules, one job each: :mod:`~watercolour.rewards.length` (the ramp),
+Modules, one job each: :mod:`~watercolour.rewards.rubric` (the components, declared once),
+:mod:`~watercolour.rewards.terms` (how each scores a group),
+:mod:`~watercolour.rewards.record` (the typed record and its wire format),
+:mod:`~watercolour.rewards.pigment` (coverage against the love tier),
+:mod:`~watercolour.rewards.length` (the ramp),
 :mod:`~watercolour.rewards.mix` (weights, presets, environment variables, ``combine``),
 :mod:`~watercolour.rewards.references` (the group's opponents),
 :mod:`~watercolour.rewards.judge` (the pairwise judges),
@@ -26,15 +30,20 @@ from watercolour.rewards.evaluate import Evaluation, Rewarder
 from watercolour.rewards.length import length_score, length_term
 from watercolour.rewards.mix import PRESETS, Mix, MixError, combine
 from watercolour.rewards.pairwise import JudgeResult, judge_candidate, judge_group
+from watercolour.rewards.record import ComponentScore, RewardRecord
 from watercolour.rewards.references import (
     ReferencePool,
     References,
     draw_references,
     group_seed,
 )
+from watercolour.rewards.rubric import RUBRIC, Component
 
 __all__ = [
     "PRESETS",
+    "RUBRIC",
+    "Component",
+    "ComponentScore",
     "Evaluation",
     "JudgeResult",
     "Mix",
@@ -42,6 +51,7 @@ __all__ = [
     "ReferencePool",
     "References",
     "RewardConfig",
+    "RewardRecord",
     "RewardSetupError",
     "Rewarder",
     "combine",

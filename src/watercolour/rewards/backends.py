@@ -13,11 +13,15 @@ chapters build them here, so the choice is made in one place:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from watercolour.errors import SetupError
-from watercolour.rewards.config import RewardConfig
 from watercolour.rewards.hps.base import PreferenceScorer
 from watercolour.rewards.judge.base import PairwiseJudge
 from watercolour.rewards.references import ReferencePool, draw_references
+
+if TYPE_CHECKING:  # the config imports the mix, which imports the rubric, which imports this
+    from watercolour.rewards.config import RewardConfig
 
 
 class RewardSetupError(SetupError):

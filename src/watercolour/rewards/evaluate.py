@@ -1,17 +1,18 @@
-"""One rollout (or one group of rollouts) -> its reward and a breakdown: the record
-(:class:`Evaluation`) and the orchestration (:class:`Rewarder`). The arithmetic is
-:func:`watercolour.rewards.mix.combine`; the backends are built by
-:mod:`watercolour.rewards.backends`.
+"""One rollout (or one group of rollouts) -> its reward and its record: the orchestration
+(:class:`Rewarder`) over the rubric's components (:mod:`watercolour.rewards.rubric`). The
+arithmetic is :func:`watercolour.rewards.mix.combine`; the record is
+:class:`~watercolour.rewards.record.RewardRecord`.
 
     reply -> gate (static checks, render, runtime evidence) -> length
-          -> judge vs the group's references (both orders) -> HPS -> total | None
+          -> the render's terms (judge vs the group's references in both orders, HPS,
+             pigment), concurrently -> total | None
 
 Three outcomes, never two (``status``):
 
-- ``ok``: the total is ``sum(weight * raw)`` over gate (raw 1), length, judge and HPS; a
-  **near copy** of a pool painting (:mod:`watercolour.rewards.copies`: by sketch or by render)
-  is still ``ok``, but its judge and HPS terms are 0 (not asked), with the reason
-  ``near_copy`` recorded, so it earns the gate and length terms only;
+- ``ok``: the total is ``sum(weight * raw)`` over the components; a **near copy** of a pool
+  painting (:mod:`watercolour.rewards.copies`: by sketch or by render) is still ``ok``, but
+  its render terms are 0 (not asked), with the reason ``near_copy`` recorded, so it earns the
+  gate and length terms only;
 - ``rejected``: the sketch failed the gate; the total is **0.0** (no component pays: not
   even length), with the violations;
 - ``unavailable``: the browser failed the render, the HPS service failed or timed out, or the
@@ -21,12 +22,6 @@ Three outcomes, never two (``status``):
 Components with weight 0 (the judge in ``hps-only``) are not asked at all. The judge's
 references are drawn from the pool's paintings of the subject asked for
 (:func:`~watercolour.rewards.references.draw_references`).
-
-:meth:`Evaluation.to_dict` is the plain, JSON-serialisable record logged with the rollout:
-``reward``, ``status``, ``unavailable`` (which part failed, and why), ``near_copy`` (None, or
-the pool painting copied, how, the similarity and the threshold), every component's
-``raw``/``weight``/``contribution`` (and its details: tokens, wins/answered/asked, mu/sigma),
-the references (seed, ids, tiers) with the per-order votes, latencies and the gate verdict.
 """
 
 from __future__ import annotations
@@ -34,39 +29,42 @@ from __future__ import annotations
 import concurrent.futures
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from watercolour.gates import GateVerdict, check
 from watercolour.prompt import DEFAULT_SUBJECT
-from watercolour.rewards.backends import (
-    RewardSetupError,
-    check_pool,
-    load_pool,
-    make_judge,
-    make_scorer,
-)
+from watercolour.rewards.backends import RewardSetupError, load_pool
 from watercolour.rewards.config import RewardConfig
 from watercolour.rewards.copies import CopyDetector, NearCopy
-from watercolour.rewards.hps.base import PreferenceScore, PreferenceScorer, ScorerUnavailable
+from watercolour.rewards.hps.base import PreferenceScorer
 from watercolour.rewards.judge.base import PairwiseJudge
-from watercolour.rewards.length import length_term
 from watercolour.rewards.mix import combine
-from watercolour.rewards.pairwise import JudgeResult, judge_group
+from watercolour.rewards.pigment import PigmentBands
+from watercolour.rewards.record import ComponentScore, RewardRecord, Unavailable
 from watercolour.rewards.references import ReferencePool, References, draw_references
+from watercolour.rewards.rubric import RUBRIC, Component
+from watercolour.rewards.terms import Group, Score
 
 # ---------------------------------------------------------------- the record
 
 
 @dataclass
 class Evaluation:
-    reward: float | None
-    status: str
-    breakdown: dict[str, Any]
+    """One rollout's evaluation: its typed record, the gate's verdict and the render (both
+    None when it came from an environment server without them)."""
+
+    record: RewardRecord
     verdict: GateVerdict | None = None
     png: bytes | None = None
-    judge: JudgeResult | None = None
-    hps: PreferenceScore | None = None
+
+    @property
+    def reward(self) -> float | None:
+        return self.record.reward
+
+    @property
+    def status(self) -> str:
+        return self.record.status
 
     def component(self, name: str) -> float | None:
         """The component's raw score as TRL should log it: None when the rollout is
@@ -75,20 +73,23 @@ class Evaluation:
             return None
         if self.status == "rejected":
             return 0.0
-        raw = self.breakdown["components"][name]["raw"]
+        raw = self.record.raw(name)
         return 0.0 if raw is None else float(raw)
 
     def to_dict(self) -> dict[str, Any]:
-        return self.breakdown
+        """The record's JSON form (what the rollout log and the observation carry)."""
+        return self.record.to_dict()
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], png: bytes | None = None) -> Evaluation:
+        """An evaluation from a record's JSON form."""
+        return cls(RewardRecord.from_dict(data), png=png)
 
 
 @dataclass
-class _Part:
-    value: Any = None
-    error: str | None = None
-    seconds: float = 0.0
-    name: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+class _Timed:
+    scores: list[Score]
+    seconds: float
 
 
 # ---------------------------------------------------------------- the rewarder
@@ -100,18 +101,19 @@ class Rewarder:
     >>> with Renderer(workers=1) as renderer:
     ...     rewarder = Rewarder(RewardConfig.from_env(), renderer=renderer)
     ...     evaluation = rewarder.evaluate(reply, subject="a peach hibiscus", seed=7)
-    ...     evaluation.reward, evaluation.to_dict()["components"]
+    ...     evaluation.reward, evaluation.record.components["judge"].raw
 
     Args:
         config: default :meth:`RewardConfig.from_env`.
-        pool: the reference pool; default loaded from ``config`` when the judge is needed.
+        pool: the reference pool; default loaded from ``config``.
         judge, scorer: backends; default built from ``config`` (embedded defaults when no
-            endpoint is configured).
+            endpoint is configured) for the components that weigh.
         renderer: anything with ``render(code, seed)`` (a started ``Renderer``).
         tokenizer: the policy's tokenizer, for the length term (default characters / 4).
 
     Raises:
-        RewardSetupError: the judge is needed and there is no usable pool.
+        RewardSetupError: a weighted component cannot be set up (the judge or the pigment
+            term without a usable pool).
     """
 
     def __init__(self, config: RewardConfig | None = None, *, pool: ReferencePool | None = None,
@@ -121,17 +123,19 @@ class Rewarder:
         self.mix = self.config.mix
         self.renderer = renderer
         self.tokenizer = tokenizer
-        self.pool = pool
         self.judge = judge
         self.scorer = scorer
-        if self.mix.judge > 0:
-            self.pool = check_pool(self.config, self.pool)
-            if self.judge is None:
-                self.judge = make_judge(self.config, self.pool)
-        elif self.pool is None:  # hps-only: the pool still bounds the scorer and finds copies
+        self.pigment: PigmentBands | None = None
+        self.pool = pool
+        self.components: list[Component] = [c for c in RUBRIC if self.mix.needs(c.name)]
+        """The rubric's components this mix weighs, in order."""
+        if self.pool is None and not self.mix.needs("judge"):
+            # the judge checks its pool itself (a clear error when there is none); without
+            # it, a pool still bounds the scorer and finds near copies
             self.pool = load_pool(self.config)
-        if self.mix.hps > 0 and self.scorer is None:
-            self.scorer = make_scorer(self.config, self.pool)
+        for c in self.components:
+            if c.prepare is not None:
+                c.prepare(self)
         self.copies = CopyDetector.from_pool(
             self.pool, self.config.copy_sketch, self.config.copy_render) \
             if self.pool is not None else None
@@ -140,7 +144,7 @@ class Rewarder:
     def references(self, seed: int, subject: str | None = DEFAULT_SUBJECT
                    ) -> References | None:
         """The group's references: drawn with ``seed`` from the paintings of ``subject``."""
-        if self.mix.judge <= 0 or self.pool is None:
+        if not self.mix.needs("judge") or self.pool is None:
             return None
         return draw_references(self.pool, seed, self.config.references, subject)
 
@@ -161,101 +165,119 @@ class Rewarder:
         seed = self.config.seed if seed is None else int(seed)
         if render_seed is None:
             render_seed = seed % 2**31
-        gates = self._gate_all(replies, render_seed) if verdicts is None else \
-            [_Part(v, seconds=0.0) for v in verdicts]
-        lengths = [length_term(r, self.tokenizer) for r in replies]
-        references = self.references(seed, subject)
-        rendered = [i for i, g in enumerate(gates) if g.value.status == "ok"
-                    and g.value.render is not None and g.value.render.png is not None]
+        if verdicts is None:
+            gated = self._gate_all(replies, render_seed)
+        else:
+            gated = [(v, 0.0) for v in verdicts]
+        group_verdicts = [v for v, _ in gated]
+        rendered = [i for i, v in enumerate(group_verdicts) if v.status == "ok"
+                    and v.render is not None and v.render.png is not None]
         copied: dict[int, NearCopy] = {}
         if self.copies is not None:
             for i in rendered:
-                found = self.copies.check(gates[i].value.sketch or replies[i],
-                                          gates[i].value.render.png)
+                v = group_verdicts[i]
+                found = self.copies.check(v.sketch or replies[i], v.render.png)
                 if found is not None:
                     copied[i] = found
-        passed = [i for i in rendered if i not in copied]  # copies are not judged
-        pngs = [gates[i].value.render.png for i in passed]
-        prompt = self.config.hps_prompt.format(subject=subject)
-        judge_part, hps_part = _Part(), _Part()
-        with concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="reward") as pool:
-            fj = pool.submit(self._judge, pngs, references, subject) \
-                if pngs and self.mix.judge > 0 else None
-            fh = pool.submit(self._hps, pngs, prompt) if pngs and self.mix.hps > 0 else None
-            if fj is not None:
-                judge_part = fj.result()
-            if fh is not None:
-                hps_part = fh.result()
+        asked = [i for i in rendered if i not in copied]  # copies are not judged
+        group = Group(replies, group_verdicts, asked,
+                      [group_verdicts[i].render.png for i in asked], subject,
+                      self.references(seed, subject))
+        scored = self._score(group)
         out = []
-        for i in range(len(replies)):
-            verdict: GateVerdict = gates[i].value
-            k = passed.index(i) if i in passed else None
-            judged: JudgeResult | None = judge_part.value[k] if (
-                k is not None and judge_part.value is not None) else None
-            scored: PreferenceScore | None = hps_part.value[k] if (
-                k is not None and hps_part.value is not None) else None
-            copy = copied.get(i)
-            total, status, missing, components = combine(
-                self.mix, verdict.status, lengths[i]["raw"],
-                0.0 if copy is not None else judged.score if judged is not None else None,
-                0.0 if copy is not None else scored.unit if scored is not None else None)
-            components["length"].update(tokens=lengths[i]["tokens"],
-                                        counted_by=lengths[i]["counted_by"])
-            components["judge"]["backend"] = getattr(self.judge, "name", None)
-            components["judge"]["called"] = self.mix.judge > 0 and k is not None
-            if judged is not None:
-                components["judge"].update({key: v for key, v in judged.to_dict().items()
-                                            if key not in ("score", "judge")})
-            components["judge"]["error"] = judge_part.error if k is not None else None
-            components["hps"].update(
-                backend=getattr(self.scorer, "name", None),
-                called=self.mix.hps > 0 and k is not None,
-                mu=scored.mu if scored is not None else None,
-                sigma=scored.sigma if scored is not None else None,
-                error=hps_part.error if k is not None else None)
-            if copy is not None:
-                for name in ("judge", "hps"):
-                    components[name]["zeroed"] = "near_copy"
+        for i, verdict in enumerate(group_verdicts):
+            k = asked.index(i) if i in asked else None
+            own: dict[str, Score | None] = {}
+            for c in RUBRIC:
+                timed = scored.get(c.name)
+                if timed is None:
+                    own[c.name] = None
+                elif not c.on_render:
+                    own[c.name] = timed.scores[i]
+                elif k is not None:
+                    own[c.name] = timed.scores[k]
+                elif i in copied:
+                    own[c.name] = Score(0.0)
+                else:
+                    own[c.name] = None
+            total, status, missing, parts = combine(
+                self.mix, {n: (sc.raw if sc is not None else None) for n, sc in own.items()})
+            components = {c.name: self._component(c, parts[c.name], own[c.name],
+                                                  asked=k is not None, copied=i in copied)
+                          for c in RUBRIC}
             reason = None
-            if status == "unavailable":
-                reason = {"render": "; ".join(n for n in verdict.notes
-                                              if n.startswith("infrastructure"))
-                          or "the browser failed",
-                          "hps": hps_part.error or "the scorer did not answer",
-                          "judge": _judge_reason(judged, judge_part)}.get(missing or "")
-            breakdown = {
-                "reward": total,
-                "status": status,
-                "unavailable": {"part": missing, "reason": reason} if missing else None,
-                "near_copy": copy.to_dict() if copy is not None else None,
-                "subject": subject,
-                "seed": seed,
-                "render_seed": render_seed,
-                "mix": self.mix.to_dict(),
-                "components": components,
-                "references": references.to_dict() if references is not None else None,
-                "gate": verdict.to_dict(include_sketch=False),
-                "latency_s": {"gate": round(gates[i].seconds, 4),
-                              "render": (verdict.render.timings.get("total_s")
-                                         if verdict.render is not None else None),
-                              "judge": round(judge_part.seconds, 4) if k is not None else None,
-                              "hps": round(hps_part.seconds, 4) if k is not None else None,
-                              "total": round(time.monotonic() - start, 4)},
-            }
-            out.append(Evaluation(total, status, breakdown, verdict,
-                                  verdict.render.png if verdict.render is not None else None,
-                                  judged, scored))
+            if missing is not None:
+                failed = next(c for c in RUBRIC if (c.part or c.name) == missing)
+                sc = own[failed.name]
+                reason = (sc.error if sc is not None else None) or \
+                    f"the {failed.name} component did not answer"
+            latency: dict[str, float | None] = {
+                "gate": round(gated[i][1], 4),
+                "render": (verdict.render.timings.get("total_s")
+                           if verdict.render is not None else None)}
+            for c in self.components:
+                if c.on_render:
+                    timed = scored.get(c.name)
+                    latency[c.name] = round(timed.seconds, 4) \
+                        if (timed is not None and k is not None) else None
+            latency["total"] = round(time.monotonic() - start, 4)
+            record = RewardRecord(
+                reward=total, status=status,
+                unavailable=Unavailable(part=missing, reason=reason) if missing else None,
+                near_copy=copied[i].to_dict() if i in copied else None,
+                subject=subject, seed=seed, render_seed=render_seed, mix=self.mix.to_dict(),
+                components=components,
+                references=group.references.to_dict() if group.references is not None
+                else None,
+                gate=verdict.to_dict(include_sketch=False), latency_s=latency)
+            out.append(Evaluation(record, verdict,
+                                  verdict.render.png if verdict.render is not None else None))
         return out
 
     # ------------------------------------------------------------ parts
-    def _gate_all(self, replies: Sequence[str], render_seed: int) -> list[_Part]:
+    def _score(self, group: Group) -> dict[str, _Timed]:
+        """Every weighted component's scores; the render terms concurrently, and only when
+        some rollout was rendered."""
+        out: dict[str, _Timed] = {}
+        for c in self.components:
+            if not c.on_render:
+                t = time.monotonic()
+                out[c.name] = _Timed(c.score(self, group), time.monotonic() - t)
+        on_render = [c for c in self.components if c.on_render]
+        if not group.asked or not on_render:
+            return out
+
+        def timed(c: Component) -> _Timed:
+            t = time.monotonic()
+            return _Timed(c.score(self, group), time.monotonic() - t)
+
+        with concurrent.futures.ThreadPoolExecutor(len(on_render),
+                                                   thread_name_prefix="reward") as pool:
+            futures = {c.name: pool.submit(timed, c) for c in on_render}
+            out.update({name: f.result() for name, f in futures.items()})
+        return out
+
+    def _component(self, c: Component, part: dict[str, Any], score: Score | None, *,
+                   asked: bool, copied: bool) -> ComponentScore:
+        """One component's record: the arithmetic (``part``), what filled it, its details."""
+        weighed = self.mix.needs(c.name)
+        details = dict(score.details) if score is not None else {}
+        return ComponentScore(
+            **part, role=c.role, backend=c.backend(self) if weighed else None,
+            called=weighed and (asked or not c.on_render),
+            error=score.error if score is not None else None,
+            zeroed="near_copy" if (copied and c.on_render and weighed) else None,
+            **details)
+
+    def _gate_all(self, replies: Sequence[str], render_seed: int
+                  ) -> list[tuple[GateVerdict, float]]:
         if self.renderer is None:
             raise RewardSetupError("the rewarder needs a renderer to gate replies")
 
-        def one(reply: str) -> _Part:
+        def one(reply: str) -> tuple[GateVerdict, float]:
             t = time.monotonic()
             verdict = check(reply, self.renderer, mode=self.config.gate_mode, seed=render_seed)
-            return _Part(verdict, seconds=time.monotonic() - t)
+            return verdict, time.monotonic() - t
 
         workers = getattr(getattr(self.renderer, "config", None), "workers", 1) or 1
         if workers <= 1 or len(replies) <= 1:
@@ -263,26 +285,3 @@ class Rewarder:
         with concurrent.futures.ThreadPoolExecutor(min(workers, len(replies)),
                                                    thread_name_prefix="gate") as pool:
             return list(pool.map(one, replies))
-
-    def _judge(self, pngs: list[bytes], references: References | None, subject: str) -> _Part:
-        t = time.monotonic()
-        assert references is not None and self.judge is not None
-        results = judge_group(self.judge, pngs, references, subject)
-        return _Part(results, seconds=time.monotonic() - t)
-
-    def _hps(self, pngs: list[bytes], prompt: str) -> _Part:
-        t = time.monotonic()
-        assert self.scorer is not None
-        try:
-            scores = self.scorer.score(pngs, prompt)
-        except ScorerUnavailable as err:
-            return _Part(None, error=str(err), seconds=time.monotonic() - t)
-        return _Part(scores, seconds=time.monotonic() - t)
-
-
-def _judge_reason(judged: JudgeResult | None, part: _Part) -> str:
-    if judged is None:
-        return part.error or "the judge did not run"
-    errors = sorted({v["error"].split(":")[0] for v in judged.votes if v.get("error")})
-    return (f"the judge answered {judged.answered} of {judged.asked} comparisons (fewer than "
-            f"half)" + (f": {', '.join(errors)}" if errors else ""))

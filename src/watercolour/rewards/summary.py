@@ -7,25 +7,33 @@ from typing import Any
 
 from watercolour.rewards.evaluate import Evaluation
 from watercolour.rewards.mix import PRESETS, Mix, combine
+from watercolour.rewards.record import RewardRecord
 
 
-def mix_totals(evaluation: Evaluation | dict[str, Any],
+def _record(evaluation: Evaluation | RewardRecord | dict[str, Any]) -> RewardRecord:
+    if isinstance(evaluation, Evaluation):
+        return evaluation.record
+    if isinstance(evaluation, RewardRecord):
+        return evaluation
+    return RewardRecord.from_dict(evaluation)
+
+
+def mix_totals(evaluation: Evaluation | RewardRecord | dict[str, Any],
                mixes: tuple[str, ...] = tuple(PRESETS)) -> dict[str, float | None]:
     """The rollout's total under each preset, from its components' raw scores (no new
     evaluation). A component the evaluation did not ask (weight 0 in its own mix) is missing,
     so a mix that needs it reads None."""
-    data = evaluation.to_dict() if isinstance(evaluation, Evaluation) else evaluation
-    c = data["components"]
-    gate_status = data["gate"]["status"]
-    return {name: combine(Mix.preset(name), gate_status, c["length"]["raw"] or 0.0,
-                          c["judge"]["raw"], c["hps"]["raw"])[0] for name in mixes}
+    record = _record(evaluation)
+    raws = {name: part.raw for name, part in record.components.items()}
+    raws["length"] = raws.get("length") or 0.0
+    return {name: combine(Mix.preset(name), raws)[0] for name in mixes}
 
 
-def vote_rows(evaluation: Evaluation | dict[str, Any]) -> list[dict[str, Any]]:
+def vote_rows(evaluation: Evaluation | RewardRecord | dict[str, Any]) -> list[dict[str, Any]]:
     """One row per reference: its tier, who won with the candidate shown first, who won with
     the reference shown first (``candidate``/``reference``/``-`` for no answer)."""
-    data = evaluation.to_dict() if isinstance(evaluation, Evaluation) else evaluation
-    votes = data["components"]["judge"].get("votes") or []
+    judge = _record(evaluation).components.get("judge")
+    votes = (judge.details.get("votes") if judge is not None else None) or []
     rows: dict[str, dict[str, Any]] = {}
 
     def who(v: dict[str, Any]) -> str:

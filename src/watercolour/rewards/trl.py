@@ -1,10 +1,11 @@
 """TRL-compatible reward functions: ``(completions, **kwargs) -> list[float | None]``.
 
-One function per component with a weight above zero (``gate``, ``length``, ``judge``,
-``hps``), returning the component's **raw** score; pass :meth:`RewardFunctions.weights` as
-``GRPOConfig.reward_weights`` and TRL's weighted sum is exactly the mix's total, while its logs
-get a curve per component (``rewards/judge/mean``, ...). The batch is evaluated once (by the
-first function TRL calls) and the others read the same evaluations.
+One function per component of the rubric with a weight above zero (``gate``, ``length``,
+``judge``, ``hps``, ``pigment``), returning the component's **raw** score; pass
+:meth:`RewardFunctions.weights` as ``GRPOConfig.reward_weights`` and TRL's weighted sum is
+exactly the mix's total, while its logs get a curve per component (``rewards/judge/mean``,
+...). The batch is evaluated once (by the first function TRL calls) and the others read the
+same evaluations.
 
 - A rejected sketch: every component 0 (total 0).
 - An unavailable rollout (render, HPS or judge failed): every function returns ``None`` for
@@ -32,7 +33,6 @@ from typing import Any
 
 from watercolour.openai_compat import join_content
 from watercolour.rewards.evaluate import Evaluation, Rewarder
-from watercolour.rewards.mix import COMPONENTS
 from watercolour.rewards.references import group_seed
 
 CACHE_BATCHES = 4
@@ -100,13 +100,11 @@ class RewardFunctions:
     # ------------------------------------------------------------ for the trainer
     def functions(self) -> list[Callable[..., list[float | None]]]:
         """One function per component with a weight above zero."""
-        return [_Component(self, name) for name in COMPONENTS
-                if self.rewarder.mix.weights[name] > 0]
+        return [_Component(self, name) for name in self.rewarder.mix.active()]
 
     def weights(self) -> list[float]:
         """``GRPOConfig.reward_weights`` for :meth:`functions`."""
-        return [self.rewarder.mix.weights[name] for name in COMPONENTS
-                if self.rewarder.mix.weights[name] > 0]
+        return [self.rewarder.mix.weight(name) for name in self.rewarder.mix.active()]
 
     def total(self) -> Callable[..., list[float | None]]:
         """The total alone, as one function (weight 1)."""
@@ -135,7 +133,7 @@ class RewardFunctions:
             seed = group_seed(base, step, prompt_key)
             evaluated = self.rewarder.evaluate_group([texts[i] for i in rows], subject, seed)
             for i, e in zip(rows, evaluated):
-                e.breakdown["step"] = step
+                e.record.step = step
                 results[i] = e
         done: list[Evaluation] = [e for e in results if e is not None]
         self._cache[key] = done
@@ -161,10 +159,11 @@ class RewardFunctions:
                                                   if e.verdict is not None))
                 log_metric("n_shapes", mean(e.verdict.n_shapes for e in ok
                                             if e.verdict is not None))
-                mus = [e.hps.mu for e in ok if e.hps is not None]
+                mus = [e.record.components["hps"].details.get("mu") for e in ok
+                       if "hps" in e.record.components]
+                mus = [m for m in mus if m is not None]
                 if mus:
                     log_metric("hps_mu", mean(mus))
         if log_extra is not None and done:
             log_extra("reward_status", [e.status for e in done])
-            log_extra("references", [",".join((e.breakdown.get("references") or {})
-                                              .get("ids", [])) for e in done])
+            log_extra("references", [",".join(e.record.reference_ids) for e in done])

@@ -171,7 +171,7 @@ class EpisodeRollout:
             seed = group_seed(base, step, key)
             for i, e in zip(rows, self.source.evaluate_group([replies[i] for i in rows],
                                                               self.subject, seed)):
-                e.breakdown["step"] = step
+                e.record.step = step
                 out[i] = e
         return [e for e in out if e is not None]
 

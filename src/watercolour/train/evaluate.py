@@ -291,7 +291,7 @@ def reward_config(mix: str | None = None, pool: str | None = None,
 
     config = RewardConfig.from_env(mix=Mix.preset(mix) if mix else None, pool=pool,
                                    gate_mode=gate_mode)
-    if mix is None and config.mix.judge > 0 and config.pool_source() is None:
+    if mix is None and config.mix.needs("judge") and config.pool_source() is None:
         note = (f"no pool (WATERCOLOUR_POOL, --pool, {DEFAULT_POOL}): the {config.mix.name} mix "
                 "needs the judge's references, so scoring with hps-only")
         config = RewardConfig.from_env(mix=Mix.preset("hps-only"), pool=pool,

@@ -24,15 +24,15 @@ from typing import Any
 from transformers import TrainerCallback
 
 from watercolour.io import write_text_atomic
-from watercolour.rewards.mix import COMPONENTS
+from watercolour.rewards.rubric import NAMES
 
 TRL_COLUMNS = ("reward", "reward_std", "frac_reward_zero_std", "entropy", "loss", "grad_norm",
                "learning_rate", "step_time", "completions/mean_length", "clipped_ratio", "kl")
-OUR_COLUMNS = ("judge_mean", "hps_mean", "length_mean", "gate_pass_rate",
+OUR_COLUMNS = (*(f"{c}_mean" for c in NAMES if c != "gate"), "gate_pass_rate",
                "paint_fraction_mean", "n_shapes_mean", "none_count", "render_seconds_mean")
 TIME_COLUMNS = ("generation_s", "rewards_s", "render_s", "scoring_s", "update_s")
 COLUMNS: tuple[str, ...] = ("step", *TRL_COLUMNS,
-                            *(f"rewards/{c}/mean" for c in COMPONENTS), *OUR_COLUMNS,
+                            *(f"rewards/{c}/mean" for c in NAMES), *OUR_COLUMNS,
                             *TIME_COLUMNS)
 RENAMES = {"completions/clipped_ratio": "clipped_ratio", "time/generation_s": "generation_s",
            "time/rewards_s": "rewards_s", "time/render_s": "render_s"}

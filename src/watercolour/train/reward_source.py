@@ -9,7 +9,7 @@
   function per component, the batch evaluated once, a group's rollouts facing the same
   references) that also hands every newly scored batch, with its prompts and completions, to
   a callback (the rollout log) and logs this project's per-step metrics through TRL's
-  ``log_metric``: ``judge_mean``, ``hps_mean``, ``length_mean``, ``gate_pass_rate``,
+  ``log_metric``: ``<component>_mean`` (length, judge, hps, pigment), ``gate_pass_rate``,
   ``paint_fraction_mean``, ``n_shapes_mean``, ``none_count``, ``render_seconds_mean`` and the
   reward stage's wall time (``time/rewards_s``, of which rendering ``time/render_s``).
 """
@@ -24,6 +24,8 @@ from typing import Any
 
 from watercolour.errors import SetupError
 from watercolour.rewards import Evaluation, RewardConfig
+from watercolour.rewards.record import RewardRecord, Unavailable
+from watercolour.rewards.rubric import NAMES
 from watercolour.rewards.trl import RewardFunctions, completion_text
 
 
@@ -60,11 +62,9 @@ class GuardedRewarder:
 
 def unavailable(reason: str, subject: str | None, seed: int | None) -> Evaluation:
     """The record of a rollout whose reward source failed."""
-    breakdown = {"reward": None, "status": "unavailable",
-                 "unavailable": {"part": "source", "reason": reason},
-                 "subject": subject, "seed": seed, "components": {}, "references": None,
-                 "gate": None, "latency_s": {}, "trace": traceback.format_exc(limit=3)}
-    return Evaluation(None, "unavailable", breakdown)
+    return Evaluation(RewardRecord(
+        reward=None, status="unavailable", unavailable=Unavailable(part="source", reason=reason),
+        subject=subject, seed=seed, trace=traceback.format_exc(limit=3)))
 
 
 def make_rewarder(urls: Sequence[str], config: RewardConfig, *, renderer: Any = None,
@@ -85,10 +85,6 @@ def make_rewarder(urls: Sequence[str], config: RewardConfig, *, renderer: Any = 
     return GuardedRewarder(Rewarder(config, renderer=renderer, tokenizer=tokenizer), config)
 
 
-def _gate(e: Evaluation) -> dict[str, Any]:
-    return (e.breakdown or {}).get("gate") or {}
-
-
 def batch_metrics(evaluations: Sequence[Evaluation], weights: dict[str, float]
                   ) -> dict[str, float]:
     """This project's per-step metrics of one scored batch (NaN-free: a metric with nothing
@@ -98,14 +94,13 @@ def batch_metrics(evaluations: Sequence[Evaluation], weights: dict[str, float]
     out: dict[str, float] = {"none_count": float(len(evaluations) - len(scored))}
     if scored:
         out["gate_pass_rate"] = len(ok) / len(scored)
-        for name in ("judge", "hps", "length"):
+        for name in (n for n in NAMES if n != "gate"):
             if weights.get(name, 0) > 0:
                 values = [e.component(name) for e in scored]
                 out[f"{name}_mean"] = mean(v for v in values if v is not None)
     if ok:
-        out["paint_fraction_mean"] = mean(float(_gate(e).get("paint_fraction") or 0.0)
-                                          for e in ok)
-        out["n_shapes_mean"] = mean(float(_gate(e).get("n_shapes") or 0) for e in ok)
+        out["paint_fraction_mean"] = mean(float(e.record.paint_fraction or 0.0) for e in ok)
+        out["n_shapes_mean"] = mean(float(e.record.n_shapes or 0) for e in ok)
     renders = [r for r in (render_seconds(e) for e in evaluations) if r is not None]
     if renders:
         out["render_seconds_mean"] = mean(renders)
@@ -113,12 +108,12 @@ def batch_metrics(evaluations: Sequence[Evaluation], weights: dict[str, float]
 
 
 def render_seconds(e: Evaluation) -> float | None:
-    value = ((e.breakdown or {}).get("latency_s") or {}).get("render")
+    value = e.record.latency_s.get("render")
     return float(value) if value is not None else None
 
 
 def gate_seconds(e: Evaluation) -> float:
-    return float(((e.breakdown or {}).get("latency_s") or {}).get("gate") or 0.0)
+    return float(e.record.latency_s.get("gate") or 0.0)
 
 
 Scored = Callable[[list[Any], list[Any], list[Evaluation], int], None]

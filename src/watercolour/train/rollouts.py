@@ -31,7 +31,7 @@ from typing import Any
 from watercolour import jsonl
 from watercolour.io import write_bytes_atomic, write_text_atomic
 from watercolour.rewards import Evaluation
-from watercolour.rewards.mix import COMPONENTS
+from watercolour.rewards.rubric import NAMES
 
 LOG = "rollouts.jsonl"
 
@@ -80,23 +80,20 @@ class RolloutLog:
                 turn = f"-t{fields['turn']}" if "turn" in fields else ""
                 png_rel = f"png/step-{step:05d}/g{group:02d}-i{index:02d}{turn}.png"
                 write_bytes_atomic(self.root / png_rel, e.png)
-            breakdown = e.breakdown or {}
-            gate = breakdown.get("gate") or {}
-            refs = breakdown.get("references") or {}
-            unavailable = breakdown.get("unavailable") or None
+            record = e.record
             jsonl.append(self.path, {
                 "step": step, "group": group, "index": index,
-                "seed": breakdown.get("seed"), "subject": breakdown.get("subject"),
+                "seed": record.seed, "subject": record.subject,
                 "prompt": key, "completion": completion, "sketch": _sketch(e, completion),
                 "png": png_rel, "reward": e.reward, "status": e.status,
-                "violations": list(gate.get("violations") or []),
-                "components": {c: e.component(c) for c in COMPONENTS},
-                "paint_fraction": gate.get("paint_fraction"),
-                "n_shapes": gate.get("n_shapes"),
-                "references": list(refs.get("ids") or []),
-                "tiers": list(refs.get("tiers") or []),
-                "unavailable": (unavailable or {}).get("reason") if unavailable else None,
-                "breakdown": json.dumps(breakdown, default=str),
+                "violations": record.violations,
+                "components": {c: e.component(c) for c in NAMES},
+                "paint_fraction": record.paint_fraction,
+                "n_shapes": record.n_shapes,
+                "references": record.reference_ids,
+                "tiers": list((record.references or {}).get("tiers") or []),
+                "unavailable": record.unavailable.reason if record.unavailable else None,
+                "breakdown": json.dumps(e.to_dict(), default=str),
                 **fields,
             })
 
@@ -127,7 +124,7 @@ class RolloutLog:
         rows = []
         for r in self.records():
             row = {k: v for k, v in r.items() if k != "components"}
-            row.update({f"{c}_score": (r.get("components") or {}).get(c) for c in COMPONENTS})
+            row.update({f"{c}_score": (r.get("components") or {}).get(c) for c in NAMES})
             png = r.get("png")
             row["image"] = ({"bytes": (self.root / png).read_bytes(), "path": png}
                             if png and (self.root / png).is_file() else None)
@@ -142,7 +139,7 @@ class RolloutLog:
             "reward": Value("float64"), "status": string, "violations": Seq(string),
             "paint_fraction": Value("float64"), "n_shapes": Value("int64"),
             "references": Seq(string), "tiers": Seq(string), "unavailable": string,
-            "breakdown": string, **{f"{c}_score": Value("float64") for c in COMPONENTS},
+            "breakdown": string, **{f"{c}_score": Value("float64") for c in NAMES},
             "image": Image(),
             **{k: v for k, v in episode.items() if any(k in r for r in rows)},
         })

@@ -108,18 +108,18 @@ def turn_record(evaluation: Evaluation, reply: str, turn: int,
     """One turn's record from its evaluation: the critique of its render (said to be the same
     picture as ``previous``'s when it is), its reward, status and hashes. The server's steps
     and the trainer's episodes (:mod:`watercolour.train.episodes`) both keep their turns so."""
-    data = evaluation.to_dict() or {}
-    gate = data.get("gate") or {}
+    record = evaluation.record
     render_sha = hashlib.sha256(evaluation.png).hexdigest() if evaluation.png else None
-    note = critique(gate)
+    note = critique(record.gate or {})
     if render_sha and previous is not None and previous.render_sha256 == render_sha:
         note = f"{UNCHANGED} {note}"
     return TurnRecord(
         turn=turn, status=evaluation.status, reward=evaluation.reward,
-        passed=gate.get("passed"), violations=list(gate.get("violations") or []),
-        critique=note, sketch=evaluation.verdict.sketch if evaluation.verdict else None,
+        passed=record.gate_passed, violations=record.violations, critique=note,
+        sketch=evaluation.verdict.sketch if evaluation.verdict else None,
         reply_sha256=hashlib.sha256(reply.encode("utf-8")).hexdigest(),
-        render_sha256=render_sha, cache_hit=cache_hit, unavailable=data.get("unavailable"))
+        render_sha256=render_sha, cache_hit=cache_hit,
+        unavailable=record.unavailable.model_dump() if record.unavailable else None)
 
 
 def revision_prompt(note: str, with_render: bool = False) -> str:
@@ -328,8 +328,6 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         start = time.monotonic()
         evaluation, hit = self.service.evaluate(action.reply, state.subject, state.seed or 0,
                                                 state.render_seed or 0)
-        data = evaluation.to_dict()
-        gate = data.get("gate") or {}
         turn = state.turn + 1
         done = turn >= state.max_turns or evaluation.status == "unavailable"
         record = turn_record(evaluation, action.reply, turn,
@@ -342,17 +340,16 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
                                                "history": history, "reward": reward})
         metadata: dict[str, Any] = {"episode": self._episode_metadata(reward, paid)}
         metadata.update({f"reward_turn{t.turn}": t.reward for t in history})
-        latency = dict(data.get("latency_s") or {})
+        latency = dict(evaluation.record.latency_s)
         latency["step"] = round(time.monotonic() - start, 4)
         observation = WatercolourObservation(
             done=done, reward=reward if done else evaluation.reward, status=evaluation.status,
-            unavailable=data.get("unavailable"), subject=state.subject,
+            unavailable=(evaluation.record.unavailable.model_dump()
+                         if evaluation.record.unavailable else None), subject=state.subject,
             prompt=[] if done else [{"role": "assistant", "content": action.reply},
                                     {"role": "user", "content": revision_prompt(
                                         note, bool(state.include_png and evaluation.png))}],
-            components=data.get("components") or {}, breakdown=data,
-            passed=gate.get("passed"), violations=list(gate.get("violations") or []),
-            paint_fraction=gate.get("paint_fraction"), n_shapes=gate.get("n_shapes"),
+            breakdown=evaluation.record,
             reference_ids=state.reference_ids, critique=note, reply_sha256=reply_sha,
             turn=turn, max_turns=state.max_turns, latency_s=latency, cache_hit=hit,
             png_base64=(base64.b64encode(evaluation.png).decode("ascii")
@@ -363,7 +360,7 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
                              "status": evaluation.status, "reward": evaluation.reward,
                              "episode_reward": reward, "done": done,
                              "cache_hit": hit, "latency_s": latency,
-                             "unavailable": data.get("unavailable")}, default=str))
+                             "unavailable": observation.unavailable}, default=str))
         return observation
 
     def close(self) -> None:
