@@ -40,7 +40,6 @@ from watercolour.rewards.copies import CopyDetector, NearCopy
 from watercolour.rewards.hps.base import PreferenceScorer
 from watercolour.rewards.judge.base import PairwiseJudge
 from watercolour.rewards.mix import combine
-from watercolour.rewards.pigment import PigmentBands
 from watercolour.rewards.record import ComponentScore, RewardRecord, Unavailable
 from watercolour.rewards.references import ReferencePool, References, draw_references
 from watercolour.rewards.rubric import RUBRIC, Component
@@ -125,7 +124,9 @@ class Rewarder:
         self.tokenizer = tokenizer
         self.judge = judge
         self.scorer = scorer
-        self.pigment: PigmentBands | None = None
+        self.backends: dict[str, Any] = {}
+        """What a component's ``prepare`` builds for it, by component name (the judge and the
+        preference scorer, which callers may pass in, are :attr:`judge` and :attr:`scorer`)."""
         self.pool = pool
         self.components: list[Component] = [c for c in RUBRIC if self.mix.needs(c.name)]
         """The rubric's components this mix weighs, in order."""

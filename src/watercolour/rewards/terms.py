@@ -131,12 +131,12 @@ def prepare_pigment(rewarder: Rewarder) -> None:
         raise RewardSetupError("the pigment term needs a pool: set WATERCOLOUR_POOL "
                                "(or --pool)")
     try:
-        rewarder.pigment = PigmentBands.fit(rewarder.pool)
+        rewarder.backends["pigment"] = PigmentBands.fit(rewarder.pool)
     except ValueError as err:
         raise RewardSetupError(str(err)) from err
 
 
 def score_pigment(rewarder: Rewarder, group: Group) -> list[Score]:
     """Paint coverage against the ``love`` tier's band for the subject."""
-    assert rewarder.pigment is not None
-    return [Score(*rewarder.pigment.score(png, group.subject)) for png in group.pngs]
+    bands = rewarder.backends["pigment"]
+    return [Score(*bands.score(png, group.subject)) for png in group.pngs]
