@@ -19,6 +19,7 @@ from watercolour.gates import Expected, expected_verdicts
 from watercolour.pool.log import GenerationLog
 from watercolour.pool.rating import Item, RatingLog
 from watercolour.render import RenderResult
+from watercolour.rewards.record import ComponentScore, RewardRecord
 
 matplotlib.use("Agg")
 
@@ -169,9 +170,10 @@ def test_calibration_table_and_figure():
 
 def _observation(status: str, reward: float | None, turn: int = 1, done: bool = True,
                  png: bytes | None = None) -> SimpleNamespace:
+    record = RewardRecord(reward=reward, status=status,
+                          components={"gate": ComponentScore(raw=1.0), "hps": ComponentScore()})
     return SimpleNamespace(status=status, reward=reward, critique="too pale", turn=turn,
-                           done=done, components={"gate": {"raw": 1.0},  # a dict, or a record
-                                                  "hps": SimpleNamespace(raw=None)},
+                           done=done, breakdown=record,
                            png_base64=base64.b64encode(png).decode() if png else None)
 
 

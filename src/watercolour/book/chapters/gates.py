@@ -244,18 +244,12 @@ class LocalServer:
         self.close()
 
 
-def _raw(component: Any) -> float | None:
-    """A component's raw score: a record's ``raw`` (a dict's, or an attribute)."""
-    if isinstance(component, Mapping):
-        return component.get("raw")
-    return getattr(component, "raw", None)
-
-
 def observations_table(observations: Mapping[str, Any], limit: int = 140) -> str:
     """Markdown: each reply's status, reward, raw gate / length / hps terms and critique."""
     rows = []
     for label, obs in observations.items():
-        raws = [_num(_raw(obs.components.get(n)), 2) for n in ("gate", "length", "hps")]
+        raws = [_num(obs.breakdown.raw(n) if obs.breakdown else None, 2)
+                for n in ("gate", "length", "hps")]
         reward = "null" if obs.reward is None else f"{obs.reward:.3f}"
         rows.append([label, obs.status, reward, *raws, obs.critique])
     return markdown_table(["reply", "status", "reward", "gate", "length", "hps", "critique"],
