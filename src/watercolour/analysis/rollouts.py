@@ -124,22 +124,27 @@ def rollout_png(value: Any, source: str | os.PathLike[str]) -> bytes | None:
 
 def reward_breakdown(row: Any) -> list[dict[str, Any]]:
     """A rollout's reward, term by term: ``{"term", "raw", "weight", "contribution"}`` each,
-    from its ``breakdown`` (the environment's record, JSON text or a dict) when it has one,
-    else from ``components`` (raw values only; weight and contribution ``None``)."""
-    import json
+    from its ``breakdown`` (the reward's record, :class:`~watercolour.rewards.RewardRecord`,
+    as JSON text or a dict) when it has one, else from ``components`` (raw values only; weight
+    and contribution ``None``)."""
+    from pydantic import ValidationError
+
+    from watercolour.rewards.record import RewardRecord
 
     get = row.get if hasattr(row, "get") else (lambda _k, _d=None: None)
-    record = get("breakdown", None)
-    if isinstance(record, str) and record:
-        try:
-            record = json.loads(record)
-        except ValueError:
-            record = None
-    terms = record.get("components") if isinstance(record, dict) else None
-    if isinstance(terms, dict) and terms:
-        return [{"term": str(name), "raw": t.get("raw"), "weight": t.get("weight"),
-                 "contribution": t.get("contribution")}
-                for name, t in terms.items() if isinstance(t, dict)]
+    data = get("breakdown", None)
+    record = None
+    try:
+        if isinstance(data, str) and data:
+            record = RewardRecord.model_validate_json(data)
+        elif isinstance(data, dict):
+            record = RewardRecord.from_dict(data)
+    except ValidationError:
+        record = None
+    if record is not None and record.components:
+        return [{"term": name, "raw": part.raw, "weight": part.weight,
+                 "contribution": part.contribution}
+                for name, part in record.components.items()]
     components = get("components", None)
     if isinstance(components, dict):
         return [{"term": str(k), "raw": v, "weight": None, "contribution": None}
