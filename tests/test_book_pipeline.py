@@ -262,6 +262,15 @@ def test_cli_runs_the_pipeline(tmp_path):
     assert [c["chapter"] for c in out["chapters"]] == ["notebooks/00_making.md"]
     assert out["chapters"][0]["parameters"]["size"] == 4 and out["html"] is None
     assert re.search(r"\[1/1\] 00_making: ok in [\d.]+ s", proc.stderr)
+    # `book build` builds the HTML from that run (executing nothing)
+    built = subprocess.run(
+        [sys.executable, "-m", "watercolour", "book", "build", "--root", str(book), "--run",
+         str(tmp_path / "run"), "--html", str(tmp_path / "site" / "_build"), "--json"],
+        capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr
+    html = Path(json.loads(built.stdout)["html"])
+    assert "made 4" in (html / "notebooks" / "00_making.html").read_text()
+    assert (tmp_path / "run" / "results" / "00_making" / "executions.txt").read_text() == "1\n"
     bad = subprocess.run([sys.executable, "-m", "watercolour", "book", "run", "--root",
                           str(book), "--out", str(tmp_path / "run"), "--only", "nope"],
                          capture_output=True, text=True, timeout=120)
