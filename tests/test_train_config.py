@@ -74,7 +74,7 @@ def test_a_recipe_sets_defaults_and_flags_override_it():
 def test_the_gpu_recipes_and_bf16_load_the_weights_in_bfloat16(recipe, dtype):
     """TRL loads in float32 unless model_init_kwargs names a dtype: --bf16 names bfloat16."""
     run, t = parse_args(["--config", recipe])
-    assert t.load_dtype == dtype and not run.adapt_vision
+    assert t.load_dtype == dtype and run.dtype == dtype and not run.adapt_vision
     assert (t.model_init_kwargs or {}).get("dtype", "float32") == dtype
     _, t = parse_args(["--config", recipe, "--bf16", "false"])
     assert t.load_dtype == "float32"
@@ -106,6 +106,10 @@ def test_tiny_recipe_trains_the_tiny_painter_behind_the_allowlist_gate():
     (["--references", "0"], "--references must be positive"),
     (["--render-workers", "0"], "--render-workers must be positive"),
     (["--gate-mode", "open"], "--gate-mode must be one of library, allowlist"),
+    (["--use_rslora"], "add --lora"),
+    (["--lora", "--all-linear", "--lora_target_modules", "q_proj"], "one or the other"),
+    (["--lora", "--lora_r", "0"], "--lora_r must be at least 1"),
+    (["--dtype", "float16", "--model-init-kwargs", '{"dtype": "bfloat16"}'], "disagree"),
 ])
 def test_bad_values_are_refused_with_the_reason(argv, message):
     with pytest.raises(ValueError, match=message):
@@ -209,7 +213,9 @@ def test_help_lists_our_flags_and_trls(capsys):
     code, out, _ = _cli(capsys, "--help")
     assert code == 0
     for flag in ("--n-episodes", "--env-url", "--lr", "--steps", "--run-tag", "--out",
-                 "--num_generations", "--scale_rewards", "--dry-run"):
+                 "--num_generations", "--scale_rewards", "--dry-run", "--model", "--lora",
+                 "--all-linear", "--adapt-vision", "--use_peft", "--lora_target_modules",
+                 "--dtype", "--use_rslora", "--model_name_or_path"):
         assert flag in out, flag
     variables = out[out.index("environment variables"):]
     for name in ("WATERCOLOUR_REFERENCES (4)", "WATERCOLOUR_RENDER_WORKERS (1)",
@@ -228,3 +234,89 @@ def test_a_dataset_smaller_than_one_step_is_refused_before_training(tmp_path):
     with pytest.raises(ValueError, match="fewer than the 2 prompts a step takes"):
         train(run, training, log=lambda *_: None)
     assert not (tmp_path / "run").exists()  # refused before anything was written
+
+
+# ---------------------------------------------------------------- TRL's ModelConfig
+
+
+def test_trls_model_config_flags_parse():
+    """The flags TRL users know from TRL's own scripts (ModelConfig's fields)."""
+    from trl import ModelConfig
+
+    from watercolour.train.config import RunArguments
+
+    assert issubclass(RunArguments, ModelConfig)
+    run, t = parse_args(["--model_name_or_path", "Qwen/Qwen3.5-4B", "--use_peft",
+                         "--lora_target_modules", "q_proj", "v_proj", "--lora_r", "8",
+                         "--lora_alpha", "16", "--lora_dropout", "0.1", "--dtype", "bfloat16",
+                         "--use_rslora", "--model_revision", "abc",
+                         "--attn_implementation", "sdpa"])
+    assert run.model_name_or_path == "Qwen/Qwen3.5-4B" and run.use_peft and run.lora
+    assert run.lora_target_modules == ["q_proj", "v_proj"] and not run.all_linear
+    assert (run.lora_r, run.lora_alpha, run.lora_dropout, run.use_rslora) == (8, 16, 0.1, True)
+    assert not t.bf16 and t.load_dtype == "bfloat16"  # --dtype alone chooses the load dtype
+    assert t.model_init_kwargs == {"revision": "abc", "trust_remote_code": False,
+                                   "attn_implementation": "sdpa", "dtype": "bfloat16"}
+    run, _ = parse_args(["--use_peft", "--lora_target_modules", "all-linear"])
+    assert run.lora_target_modules == "all-linear" and run.all_linear
+
+
+def test_our_defaults_where_trls_differ_and_an_explicit_dtype_wins():
+    from watercolour.train.config import DENSE_TARGET_MODULES
+
+    run, t = parse_args(["--lora"])
+    assert run.lora_dropout == 0.0  # TRL: 0.05
+    assert run.lora_target_modules == list(DENSE_TARGET_MODULES)  # TRL: None
+    assert (run.lora_r, run.lora_alpha) == (16, 32) and run.dtype == "float32"
+    _, t = parse_args(["--config", "full-35b", "--dtype", "float32"])
+    assert t.bf16 and t.load_dtype == "float32"  # --dtype beats --bf16
+    _, t = parse_args(["--config", "full-35b", "--dtype", "auto"])
+    assert t.load_dtype == "auto"
+
+
+def test_the_published_aliases_are_trls_fields():
+    """--model, --lora, --all-linear give exactly what TRL's names give."""
+    published, t1 = parse_args(["--model", "Qwen/Qwen3.5-35B-A3B", "--lora", "--all-linear",
+                                "--bf16"])
+    trl_names, t2 = parse_args(["--model_name_or_path", "Qwen/Qwen3.5-35B-A3B", "--use_peft",
+                                "--lora_target_modules", "all-linear", "--bf16"])
+    assert published == trl_names and t1.to_dict() == t2.to_dict()
+    assert published.lora_target_modules == "all-linear" and published.dtype == "bfloat16"
+
+
+@pytest.mark.parametrize("recipe, lora", [("tiny-cpu", False), ("smoke-4b", True),
+                                          ("full-35b", True)])
+def test_the_recipes_use_trls_field_names(recipe, lora):
+    import yaml
+
+    from watercolour.train.config import find_recipe
+
+    keys = set(yaml.safe_load(find_recipe(recipe).read_text()))
+    assert not keys & {"lora", "all_linear"}  # the published names are flags, not keys
+    run, _ = parse_args(["--config", recipe])
+    assert run.use_peft is lora
+    if lora:
+        assert "use_peft" in keys and run.lora_target_modules == "all-linear"
+
+
+def test_lora_comes_from_trls_get_peft_config_with_the_vision_tower_excluded(monkeypatch):
+    import trl
+
+    from watercolour.train import plan
+    from watercolour.train.trainer import lora_config
+
+    run, _ = parse_args(["--config", "full-35b", "--use_rslora", "--lora_r", "8",
+                         "--lora_modules_to_save", "lm_head"])
+    calls = []
+    real = trl.get_peft_config
+    monkeypatch.setattr(trl, "get_peft_config", lambda args: calls.append(args) or real(args))
+    config = lora_config(run)
+    assert calls == [run]
+    assert config.use_rslora and config.r == 8 and config.lora_alpha == 32
+    assert config.lora_dropout == 0.0 and config.target_modules == "all-linear"
+    assert config.modules_to_save == ["lm_head"]
+    assert config.exclude_modules == plan.VISION_MODULES
+    run, _ = parse_args(["--config", "full-35b", "--adapt-vision"])
+    assert lora_config(run).exclude_modules is None
+    run, _ = parse_args(["--config", "full-35b", "--use_peft", "false"])
+    assert lora_config(run) is None

@@ -29,8 +29,8 @@ def _finished_run(out: Path, model: str, lora: bool, pool: str | None,
     weights = "adapter_model.safetensors" if lora else "model.safetensors"
     (out / "final" / weights).write_bytes(b"weights")
     (out / "final" / "optimizer.pt").write_bytes(b"not published")
-    run = {"model_name_or_path": model, "lora": lora, "lora_r": 16, "pool": pool,
-           "subject": "a peach hibiscus"}
+    run = {"model_name_or_path": model, "use_peft": lora, "lora_r": 16, "pool": pool,
+           "lora_target_modules": "all-linear", "subject": "a peach hibiscus"}
     training = {"max_steps": 3, "num_generations": 2, "learning_rate": 1e-5,
                 "lr_scheduler_type": "constant", "scale_rewards": "group",
                 "max_completion_length": 512, "trackio_space_id": space}
@@ -86,6 +86,21 @@ def test_a_full_fine_tune_from_a_local_folder_claims_no_base(tmp_path):
     assert card.data.library_name == "transformers" and card.data.base_model is None
     assert card.data.datasets == ["me/full-rollouts"]  # a local pool is not on the Hub
     assert "Full fine-tune" in card.text and "spaces/" not in card.text
+
+
+def test_a_run_recorded_before_trls_model_config_still_reads_as_lora(tmp_path):
+    """run.json of older runs says "lora" (ours) where newer ones say "use_peft" (TRL's)."""
+    from huggingface_hub import ModelCard
+
+    out = tmp_path / "run"
+    _finished_run(out, "Qwen/Qwen3.5-4B", True, None, None)
+    record = json.loads((out / "run.json").read_text())
+    run = record["config"]["run"]
+    run["lora"] = run.pop("use_peft")
+    del run["lora_target_modules"]
+    (out / "run.json").write_text(json.dumps(record))
+    card = ModelCard.load(build_upload_folder(out, "me/old") / "README.md")
+    assert card.data.library_name == "peft" and "LoRA r=16." in card.text
 
 
 def test_the_rollouts_load_as_a_dataset_with_images_and_go_to_their_own_repo(tmp_path):

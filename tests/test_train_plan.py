@@ -123,7 +123,12 @@ def test_dry_run_of_the_published_command_prints_the_lora_plan():
         "layers_total": 40, "trainable_params": 22_477_440, "vision_tower_adapted": False,
         "experts_frozen": True, "load_dtype": "bfloat16"}
     assert data["load_dtype"] == "bfloat16"
-    assert data["config"]["training"]["model_init_kwargs"] == {"dtype": "bfloat16"}
+    assert data["config"]["training"]["model_init_kwargs"] == {  # as TRL's script wires it
+        "revision": "main", "trust_remote_code": False, "attn_implementation": None,
+        "dtype": "bfloat16"}
+    run = data["config"]["run"]  # TRL's ModelConfig fields, recorded
+    assert run["use_peft"] is True and run["lora_target_modules"] == "all-linear"
+    assert run["dtype"] == "bfloat16" and run["lora_dropout"] == 0.0
     assert plan["memory"]["fits"] is True
     training = data["config"]["training"]
     assert training["max_steps"] == 110 and training["scale_rewards"] == "none"

@@ -1,8 +1,9 @@
 """``watercolour train [FLAGS] [--config RECIPE.yaml] [--resume] [--dry-run [--json]]``.
 
-Every flag of TRL's GRPOConfig and of :class:`watercolour.train.config.RunArguments`, parsed
-by TRL's own parser (``watercolour train --help`` lists them all); the published command's
-names are aliases. The arguments are handed to that parser untouched.
+Every flag of TRL's GRPOConfig and of :class:`watercolour.train.config.RunArguments` (TRL's
+ModelConfig and ours), parsed by TRL's own parser (``watercolour train --help`` lists them
+all); the published command's names are aliases. The arguments are handed to that parser
+untouched.
 """
 
 from __future__ import annotations

@@ -2,8 +2,23 @@
 (:class:`trl.TrlParser`: every field is a flag with its help, ``--config RECIPE.yaml`` sets
 defaults, the command line overrides them).
 
-- :class:`RunArguments`: ours (the model, LoRA, where the reward comes from, the subject,
-  the dataset size, ``--resume``, ``--dry-run``).
+- :class:`RunArguments`: TRL's :class:`~trl.ModelConfig` (the model and LoRA: ``--use_peft``,
+  ``--lora_target_modules``, ``--lora_r``, ``--dtype``, ``--use_rslora``, ...; LoRA is built by
+  TRL's :func:`~trl.get_peft_config`, :func:`watercolour.train.plan.lora_config`) plus ours
+  (where the reward comes from, the subject, the dataset size, ``--resume``, ``--dry-run``).
+  It *subclasses* ModelConfig rather than being a third dataclass beside it: ``parse_args``
+  keeps returning ``(run, training)``, so its many callers (the CLI, the job script, the
+  benchmarks, the tests, the book) unpack two configurations as before, and the model and
+  LoRA settings stay where they always were (``run.model_name_or_path``, ``run.lora_r``).
+  The published names stay aliases: ``--model`` (= ``--model_name_or_path``), ``--lora``
+  (= ``--use_peft``), ``--all-linear`` (= ``--lora_target_modules all-linear``), and
+  ``--adapt-vision`` is ours. Two of TRL's defaults are this project's instead (committed
+  runs reproduce): ``lora_dropout`` 0.0 (TRL: 0.05) and ``lora_target_modules`` the dense list
+  q/k/v/o/gate/up/down_proj (TRL: None, PEFT's per-architecture default); ``dtype`` is unset
+  by default: then bfloat16 with ``--bf16``, else float32 (TRL's default), and an explicit
+  ``--dtype`` wins (:func:`wire_model_init_kwargs`, what TRL's ``trl/scripts/grpo.py`` does:
+  ``model_init_kwargs`` gets the dtype, revision, attention implementation and
+  ``trust_remote_code``; ``--model-init-kwargs`` still adds to it).
 - :class:`TrainArguments`: TRL's :class:`~trl.GRPOConfig`, every field of it, with the
   published command's names as aliases where TRL's differ (``--lr`` = ``--learning_rate``,
   ``--steps`` = ``--max_steps``, ``--lr-scheduler``, ``--per-device-batch-size``,
@@ -22,6 +37,10 @@ On a GPU machine ``--use-vllm`` (and TRL's ``--vllm-mode``, ``--vllm-server-host
 ``--vllm-gpu-memory-utilization``, ...) passes generation to vLLM unchanged: those are
 GRPOConfig's own fields (vLLM is not installed or testable here).
 
+Each dataclass checks its own values in ``__post_init__`` (one-line
+:class:`~watercolour.errors.InputError`); the one rule across both, ``--dtype`` against
+``--model-init-kwargs``' dtype, is checked where they meet, :func:`wire_model_init_kwargs`.
+
 >>> run, training = parse_args(["--config", "recipes/full-35b.yaml", "--dry-run"])
 """
 
@@ -38,7 +57,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from trl import GRPOConfig, TrlParser
+from trl import GRPOConfig, ModelConfig, TrlParser
 
 from watercolour import settings
 from watercolour.errors import InputError
@@ -51,7 +70,12 @@ from watercolour.train.builtin_models import BUILTINS
 
 DENSE_TARGET_MODULES: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj",
                                          "gate_proj", "up_proj", "down_proj")
-"""The usual LoRA module list, written for dense attention + MLP models."""
+"""The usual LoRA module list, written for dense attention + MLP models: this project's
+default ``lora_target_modules`` (TRL's is None, PEFT's per-architecture default)."""
+ALL_LINEAR = "all-linear"
+"""PEFT's ``target_modules`` for every ``nn.Linear`` but the output head (``--all-linear``)."""
+DTYPES = ("auto", "bfloat16", "float16", "float32")
+"""TRL's ``--dtype`` choices."""
 MIXES = tuple(PRESETS)
 RESUME_LOCAL = "local"
 """``--resume`` without a value: the last checkpoint in ``--out``."""
@@ -60,23 +84,37 @@ REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 @dataclass
-class RunArguments:
-    """What this project adds to TRL's GRPO configuration."""
+class RunArguments(ModelConfig):
+    """TRL's ModelConfig (the model, its dtype, LoRA) and what this project adds to TRL's GRPO
+    configuration."""
 
     model_name_or_path: str = field(
         default="builtin:tiny-qwen3",
         metadata={"aliases": ["--model"], "help": "The policy: a Hub id (Qwen/Qwen3.5-35B-A3B), "
                   "a local model folder, or a builtin, made here without a download: "
                   + "; ".join(f"{name}, {what}" for name, what in BUILTINS.items()) + "."})
-    lora: bool = field(default=False, metadata={
-        "help": "Train LoRA adapters (PEFT) instead of every weight."})
+    dtype: str | None = field(default=None, metadata={
+        "choices": list(DTYPES),
+        "help": "The dtype the weights load in (TRL's --dtype: model_init_kwargs' dtype). "
+                "Unset here (TRL's default is float32): bfloat16 with --bf16, else float32; "
+                "given, it wins over --bf16."})
+    use_peft: bool = field(default=False, metadata={
+        "aliases": ["--lora"],
+        "help": "Train LoRA adapters (PEFT, built by TRL's get_peft_config from the --lora_* "
+                "flags) instead of every weight."})
+    lora_dropout: float = field(default=0.0, metadata={
+        "help": "LoRA dropout. This project's default is 0.0 (TRL's: 0.05)."})
+    lora_target_modules: list[str] | None = field(
+        default_factory=lambda: list(DENSE_TARGET_MODULES), metadata={
+            "help": "LoRA target modules (PEFT's target_modules; one value: a name, a regex or "
+                    "all-linear). This project's default is the dense-model list "
+                    "q/k/v/o/gate/up/down_proj (TRL's: None, PEFT's per-architecture "
+                    "default), which on Qwen3.5's hybrid layers adapts attention in the "
+                    "full-attention layers only."})
     all_linear: bool = field(default=False, metadata={
-        "help": "LoRA target_modules='all-linear' (every nn.Linear but the output head). "
-                "Without it: the dense-model list q/k/v/o/gate/up/down_proj, which on "
-                "Qwen3.5's hybrid layers adapts attention in the full-attention layers only."})
-    lora_r: int = field(default=16, metadata={"help": "LoRA rank."})
-    lora_alpha: int = field(default=32, metadata={"help": "LoRA alpha (scale = alpha / r)."})
-    lora_dropout: float = field(default=0.0, metadata={"help": "LoRA dropout."})
+        "help": "The published shorthand for --lora_target_modules all-linear (every "
+                "nn.Linear but the output head); after parsing it says whether the targets "
+                "are all-linear."})
     adapt_vision: bool = field(default=False, metadata={
         "help": "Also put LoRA adapters on the model's vision tower (Qwen3.5's model.visual). "
                 "Off by default: the policy reads a text prompt only, so the tower never runs; "
@@ -138,6 +176,11 @@ class RunArguments:
     json: bool = field(default=False, metadata={"help": "With --dry-run: print JSON."})
 
     def __post_init__(self) -> None:
+        try:
+            super().__post_init__()  # ModelConfig's: one target module -> a string
+        except ValueError as err:
+            raise InputError(str(err)) from None
+        self._check_model_and_lora()
         urls: list[str] = []
         for item in self.env_url or []:
             urls += [u.strip() for u in str(item).split(",") if u.strip()]
@@ -150,7 +193,7 @@ class RunArguments:
         self.reward_config()  # the rest of the reward's variables, checked before anything runs
         if not self.env_url:
             self.render_config()
-        for name in ("lora_r", "lora_alpha", "n_episodes", "turns"):
+        for name in ("n_episodes", "turns"):
             if getattr(self, name) < 1:
                 raise InputError(f"--{name.replace('_', '-')} must be at least 1, got "
                                  f"{getattr(self, name)}")
@@ -165,10 +208,48 @@ class RunArguments:
             raise InputError(f"--hub-sync-minutes must be positive, got {self.hub_sync_minutes}")
         if self.env_timeout_s <= 0 or self.env_retries < 0:
             raise InputError("timeouts must be positive and retries at least 0")
-        if self.all_linear and not self.lora:
-            raise InputError("--all-linear chooses LoRA's target modules: add --lora")
-        if self.adapt_vision and not self.lora:
-            raise InputError("--adapt-vision chooses where LoRA's adapters go: add --lora")
+
+    def _check_model_and_lora(self) -> None:
+        """ModelConfig's fields: the aliases folded in, the values and combinations checked."""
+        if self.dtype is not None:
+            self.dtype = str(self.dtype).removeprefix("torch.")
+            if self.dtype not in DTYPES:
+                raise InputError(f"--dtype must be one of {', '.join(DTYPES)}, got "
+                                 f"{self.dtype!r}")
+        targets = self.lora_target_modules
+        if isinstance(targets, (list, tuple)):
+            targets = [str(t) for t in targets]
+            if not targets:
+                raise InputError("--lora_target_modules needs at least one module name")
+        shorthand = False  # --all-linear given, the targets not already all-linear
+        if self.all_linear:
+            if targets not in (ALL_LINEAR, list(DENSE_TARGET_MODULES)):
+                raise InputError(f"--all-linear is --lora_target_modules {ALL_LINEAR}: give one "
+                                 f"or the other, not both (got {targets!r})")
+            shorthand = targets != ALL_LINEAR
+            targets = ALL_LINEAR
+        self.lora_target_modules = targets
+        self.all_linear = targets == ALL_LINEAR
+        for name in ("lora_r", "lora_alpha"):
+            if getattr(self, name) < 1:
+                raise InputError(f"--{name} must be at least 1, got {getattr(self, name)}")
+        if not 0.0 <= float(self.lora_dropout) < 1.0:
+            raise InputError(f"--lora_dropout must be in [0, 1), got {self.lora_dropout}")
+        if not self.use_peft:
+            for flag, given in (("--all-linear chooses LoRA's target modules", shorthand),
+                                ("--adapt-vision chooses where LoRA's adapters go",
+                                 self.adapt_vision),
+                                ("--use_rslora is a LoRA setting", self.use_rslora),
+                                ("--use_dora is a LoRA setting", self.use_dora),
+                                ("--load_in_4bit works only with LoRA", self.load_in_4bit),
+                                ("--load_in_8bit works only with LoRA", self.load_in_8bit)):
+                if given:
+                    raise InputError(f"{flag}: add --lora (--use_peft)")
+
+    @property
+    def lora(self) -> bool:
+        """Whether the run trains LoRA adapters (``--lora``, TRL's ``use_peft``)."""
+        return bool(self.use_peft)
 
     def reward_config(self) -> RewardConfig:
         """The reward this run asks for: its flags over the ``WATERCOLOUR_*`` variables."""
@@ -183,8 +264,9 @@ class RunArguments:
 
     @property
     def target_modules(self) -> str | list[str]:
-        """PEFT's ``target_modules`` for this run."""
-        return "all-linear" if self.all_linear else list(DENSE_TARGET_MODULES)
+        """PEFT's ``target_modules`` for this run (``lora_target_modules``)."""
+        targets = self.lora_target_modules
+        return list(targets) if isinstance(targets, (list, tuple)) else targets
 
 
 def _alias(base: dataclasses.Field, aliases: list[str], default: Any = dataclasses.MISSING,
@@ -217,8 +299,8 @@ class TrainArguments(GRPOConfig):
     run_name: str | None = _alias(_F["run_name"], ["--run-tag"])
     bf16: bool = field(default=False, metadata={
         "help": "bfloat16 mixed precision (needs a GPU that has it); the weights are then "
-                "also loaded in bfloat16 (model_init_kwargs' dtype, unless it names one: "
-                "TRL's own default is float32, twice the memory)."})
+                "also loaded in bfloat16 unless --dtype (or model_init_kwargs' dtype) names "
+                "another: TRL's own default is float32, twice the memory."})
     gradient_checkpointing: bool = field(default=False, metadata={
         "help": "Recompute activations in the backward pass (less memory, ~20% slower)."})
     logging_steps: float = field(default=1, metadata={
@@ -243,17 +325,37 @@ class TrainArguments(GRPOConfig):
         super().__post_init__()
         if self.bf16_deferred:
             self.bf16 = True
-        kwargs = dict(self.model_init_kwargs or {})
-        if self.bf16 and kwargs.get("dtype") is None:
-            kwargs["dtype"] = "bfloat16"
-            self.model_init_kwargs = kwargs
 
     @property
     def load_dtype(self) -> str:
         """The dtype TRL loads the policy's weights in: ``model_init_kwargs``' ``dtype``
-        (bfloat16 with ``--bf16``), else TRL's default float32."""
+        (:func:`wire_model_init_kwargs`: ``--dtype``, else bfloat16 with ``--bf16``), else
+        TRL's default float32."""
         dtype = (self.model_init_kwargs or {}).get("dtype")
         return str(dtype).removeprefix("torch.") if dtype is not None else "float32"
+
+
+def wire_model_init_kwargs(run: RunArguments, training: TrainArguments) -> None:
+    """What TRL's own script does with ModelConfig (``trl/scripts/grpo.py``): the policy's
+    ``model_init_kwargs`` get ``--dtype`` (unset: bfloat16 with ``--bf16``, else float32),
+    ``--model_revision``, ``--attn_implementation`` and ``--trust_remote_code``; what
+    ``--model-init-kwargs`` names itself is kept. ``run.dtype`` then records the dtype the
+    weights load in. The same twice gives the same (a run's configuration is wired once more
+    when it is trained)."""
+    given = dict(training.model_init_kwargs or {})
+    if given.get("dtype") is not None:
+        named = str(given["dtype"]).removeprefix("torch.")
+        if run.dtype is not None and run.dtype != named:
+            raise InputError(f"--dtype {run.dtype} and --model-init-kwargs' dtype {named} "
+                             "disagree: give one")
+        dtype = named
+    else:
+        dtype = run.dtype or ("bfloat16" if training.bf16 else "float32")
+    kwargs = {"revision": run.model_revision, "trust_remote_code": training.trust_remote_code,
+              "attn_implementation": run.attn_implementation, "dtype": dtype}
+    kwargs.update({k: v for k, v in given.items() if k != "dtype"})
+    training.model_init_kwargs = kwargs
+    run.dtype = dtype
 
 
 def bf16_available() -> bool:
@@ -333,10 +435,13 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[RunArguments, TrainAr
         run, training = parser().parse_args_and_config(args)
     except ValueError as err:  # HfArgumentParser: unused arguments, bad values in a recipe
         raise InputError(str(err)) from None
+    wire_model_init_kwargs(run, training)
     return run, training
 
 
 def resolved(run: RunArguments, training: TrainArguments) -> dict[str, Any]:
-    """Plain data of both configurations, for the record beside a run's results."""
+    """Plain data of both configurations, for the record beside a run's results (``run``:
+    TRL's ModelConfig fields, ``use_peft``, ``lora_target_modules``, ``dtype``, ..., and
+    ours)."""
     train_dict = training.to_dict()
     return {"run": dataclasses.asdict(run), "training": train_dict}

@@ -80,7 +80,7 @@ def model_card(record: dict[str, Any], metrics: dict[str, str], repo_id: str,
     training = record.get("config", {}).get("training", {})
     reward = record.get("reward", {})
     plan = record.get("lora_plan") or {}
-    lora = bool(run.get("lora"))
+    lora = bool(run.get("use_peft", run.get("lora")))  # TRL's ModelConfig; "lora": older runs
     base = base_model_id(run.get("model_name_or_path"))
     datasets = [d for d in (_hub_id(run.get("pool")), rollouts_repo_id(repo_id)) if d]
     data = ModelCardData(base_model=base, library_name="peft" if lora else "transformers",
@@ -97,7 +97,10 @@ def model_card(record: dict[str, Any], metrics: dict[str, str], repo_id: str,
                    f"tower adapted: {plan.get('vision_tower_adapted', False)}, routed "
                    f"experts frozen: {plan.get('experts_frozen')}.")
     else:
-        trained = f"LoRA r={run.get('lora_r')}." if lora else "Full fine-tune (no LoRA)."
+        targets = run.get("lora_target_modules")
+        trained = (f"LoRA r={run.get('lora_r')}"
+                   + (f" on `{targets}`." if targets else ".") if lora
+                   else "Full fine-tune (no LoRA).")
     started = (f"`{base}`" if base else f"`{run.get('model_name_or_path')}` (not on the Hub)")
     space = training.get("trackio_space_id")
     links = [f"- Rollouts (image, sketch, reward, components, step, group): "

@@ -5,8 +5,10 @@ The model is the class the config's ``architectures`` names (what TRL's
 ``create_model_from_path`` loads): for Qwen3.5 the multimodal ``...ForConditionalGeneration``
 with a vision tower (``model.visual``), not the text-only causal LM. PEFT's ``all-linear``
 would adapt that tower too (7,978,496 of 30,455,936 trainable parameters on Qwen3.5-35B-A3B),
-which a single-turn text policy never runs: by default :func:`lora_config` excludes it
-(``exclude_modules``, :data:`VISION_MODULES`); ``--adapt-vision`` keeps it.
+which a single-turn text policy never runs. :func:`lora_config` builds the LoRA config with
+TRL's :func:`~trl.get_peft_config` from the run's :class:`~trl.ModelConfig` fields
+(``--lora_r``, ``--lora_target_modules``, ``--use_rslora``, ...), then excludes that tower
+(``exclude_modules``, :data:`VISION_MODULES`) unless ``--adapt-vision``.
 
 :func:`lora_plan` answers, without weights: which class, how many decoder layers get adapters,
 how many parameters train, whether the vision tower is adapted and whether the routed experts
@@ -54,17 +56,34 @@ def has_vision_tower(config: Any) -> bool:
     return getattr(config, "vision_config", None) is not None
 
 
-def lora_config(target_modules: str | list[str], r: int = 16, alpha: int = 32,
-                dropout: float = 0.0, *, adapt_vision: bool = False,
-                vision_tower: bool = True) -> Any:
-    """PEFT's LoraConfig of a run: the vision tower excluded unless ``adapt_vision`` (or the
-    model has none: ``vision_tower=False``, where PEFT would warn that nothing was excluded)."""
-    from peft import LoraConfig
+def model_config(lora: Any, r: int = 16, alpha: int = 32, dropout: float = 0.0) -> Any:
+    """``lora`` as TRL's :class:`~trl.ModelConfig` with ``use_peft``: itself when it is one (a
+    run's :class:`~watercolour.train.config.RunArguments`), else a ModelConfig of those target
+    modules, rank, alpha and dropout."""
+    from trl import ModelConfig
 
-    exclude = VISION_MODULES if vision_tower and not adapt_vision else None
-    return LoraConfig(r=r, lora_alpha=alpha, lora_dropout=dropout,
-                      target_modules=target_modules, exclude_modules=exclude,
-                      task_type="CAUSAL_LM")
+    if isinstance(lora, ModelConfig):
+        return lora
+    return ModelConfig(use_peft=True, lora_target_modules=lora, lora_r=r, lora_alpha=alpha,
+                       lora_dropout=dropout)
+
+
+def lora_config(lora: Any, *, adapt_vision: bool = False, vision_tower: bool = True) -> Any:
+    """PEFT's LoraConfig of a run: TRL's ``get_peft_config`` of ``lora`` (a ModelConfig, or
+    target modules: :func:`model_config`), the vision tower excluded unless ``adapt_vision``
+    (or the model has none: ``vision_tower=False``, where PEFT would warn that nothing was
+    excluded)."""
+    from trl import get_peft_config
+
+    settings = model_config(lora)
+    if not settings.use_peft:
+        return None
+    config = get_peft_config(settings)
+    if vision_tower and not adapt_vision:
+        if config.exclude_modules:
+            raise ValueError("the LoRA config already names exclude_modules")
+        config.exclude_modules = VISION_MODULES
+    return config
 
 
 def describe_adapters(peft_model: Any) -> dict[str, Any]:
@@ -120,18 +139,22 @@ def describe_adapters(peft_model: Any) -> dict[str, Any]:
     }
 
 
-def lora_plan(model: Any, target_modules: str | list[str], r: int = 16, alpha: int = 32,
-              dropout: float = 0.0, *, adapt_vision: bool = False) -> dict[str, Any]:
-    """Apply PEFT LoRA (:func:`lora_config`) to ``model`` (on ``meta``, or anywhere) and
+def lora_plan(model: Any, lora: Any, r: int = 16, alpha: int = 32, dropout: float = 0.0, *,
+              adapt_vision: bool = False) -> dict[str, Any]:
+    """Apply PEFT LoRA (:func:`lora_config` of ``lora``: a run's ModelConfig, or target
+    modules with ``r``, ``alpha``, ``dropout``) to ``model`` (on ``meta``, or anywhere) and
     describe the result (:func:`describe_adapters`, with ``target_modules``, ``r``,
     ``alpha``, the base model's ``total_params`` and ``trainable_fraction``)."""
     from peft import get_peft_model
 
+    settings = model_config(lora, r, alpha, dropout)
     total = sum(p.numel() for p in model.parameters())
-    config = lora_config(target_modules, r, alpha, dropout, adapt_vision=adapt_vision,
+    config = lora_config(settings, adapt_vision=adapt_vision,
                          vision_tower=has_vision_tower(model.config))
     described = describe_adapters(get_peft_model(model, config))
-    return {"target_modules": target_modules, "r": r, "alpha": alpha,
+    targets = settings.lora_target_modules
+    return {"target_modules": list(targets) if isinstance(targets, (list, tuple)) else targets,
+            "r": settings.lora_r, "alpha": settings.lora_alpha,
             "exclude_modules": config.exclude_modules, **described,
             "total_params": total,
             "trainable_fraction": described["trainable_params"] / total if total else 0.0}
@@ -200,19 +223,17 @@ def dtype_bytes(dtype: Any) -> int:
     return DTYPE_BYTES[name]
 
 
-def describe(model_name: str, target_modules: str | list[str], r: int, alpha: int,
-             completion_tokens: int, micro_batch: int, generations: int,
-             gradient_checkpointing: bool, *, adapt_vision: bool = False,
+def describe(model_name: str, lora: Any, completion_tokens: int, micro_batch: int,
+             generations: int, gradient_checkpointing: bool, *, adapt_vision: bool = False,
              dtype: str = "bfloat16") -> dict[str, Any] | None:
-    """The LoRA plan + memory estimate (weights in the load ``dtype``) of a model known here
-    (None when it is not)."""
+    """The LoRA plan (``lora``: the run's ModelConfig, or target modules) + memory estimate
+    (weights in the load ``dtype``) of a model known here (None when it is not)."""
     from watercolour.train.architectures import architecture_config, build_on_meta
 
     config = architecture_config(model_name)
     if config is None:
         return None
-    plan = lora_plan(build_on_meta(config), target_modules, r=r, alpha=alpha,
-                     adapt_vision=adapt_vision)
+    plan = lora_plan(build_on_meta(config), lora, adapt_vision=adapt_vision)
     plan["load_dtype"] = str(dtype)
     plan["memory"] = memory_estimate(
         config, plan["trainable_params"], total_params=plan["total_params"],

@@ -40,7 +40,12 @@ from trl import GRPOTrainer
 
 from watercolour.errors import InputError
 from watercolour.io import write_json_atomic
-from watercolour.train.config import RunArguments, TrainArguments, resolved
+from watercolour.train.config import (
+    DENSE_TARGET_MODULES,
+    RunArguments,
+    TrainArguments,
+    resolved,
+)
 from watercolour.train.metrics import MetricsCSV
 from watercolour.train.rollouts import RolloutLog
 from watercolour.train.tiny import (
@@ -139,9 +144,10 @@ def resolve_model(run: RunArguments, out: Path, seed: int) -> str:
 
 
 def lora_config(run: RunArguments, model: str | None = None) -> Any:
-    """PEFT's LoraConfig of the run (None without ``--lora``): the vision tower excluded
-    unless ``--adapt-vision`` (``model``: the loadable path or id, to see whether it has one)."""
-    if not run.lora:
+    """PEFT's LoraConfig of the run (None without ``--lora``/``--use_peft``): TRL's
+    ``get_peft_config`` of the run's ModelConfig fields, the vision tower excluded unless
+    ``--adapt-vision`` (``model``: the loadable path or id, to see whether it has one)."""
+    if not run.use_peft:
         return None
     from watercolour.train.plan import has_vision_tower
     from watercolour.train.plan import lora_config as plan_lora_config
@@ -150,18 +156,29 @@ def lora_config(run: RunArguments, model: str | None = None) -> Any:
     if model is not None:
         from transformers import AutoConfig
 
-        vision = has_vision_tower(AutoConfig.from_pretrained(model))
-    return plan_lora_config(run.target_modules, run.lora_r, run.lora_alpha, run.lora_dropout,
-                            adapt_vision=run.adapt_vision, vision_tower=vision)
+        vision = has_vision_tower(AutoConfig.from_pretrained(
+            model, revision=run.model_revision))
+    return plan_lora_config(run, adapt_vision=run.adapt_vision, vision_tower=vision)
+
+
+def quantization_config(run: RunArguments) -> dict[str, Any]:
+    """``quantization_config`` for the trainer when ``--load_in_4bit``/``--load_in_8bit`` ask
+    for it (TRL's ``get_quantization_config``, as TRL's script passes it; needs
+    bitsandbytes), else nothing."""
+    if not (run.load_in_4bit or run.load_in_8bit):
+        return {}
+    from trl import get_quantization_config
+
+    return {"quantization_config": get_quantization_config(run)}
 
 
 def plan_for(run: RunArguments, training: TrainArguments) -> dict[str, Any] | None:
     """The LoRA plan (+ memory estimate) when the architecture is known here."""
     from watercolour.train.plan import describe
 
-    if not run.lora:
+    if not run.use_peft:
         return None
-    return describe(run.model_name_or_path, run.target_modules, run.lora_r, run.lora_alpha,
+    return describe(run.model_name_or_path, run,
                     completion_tokens=int(training.max_completion_length or 256),
                     micro_batch=int(training.per_device_train_batch_size),
                     generations=int(training.num_generations or 8),
@@ -225,7 +242,10 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
     ``rewarder`` (anything with ``evaluate_group``) and ``renderer`` (a started Renderer)
     replace the ones this function would make (tests share a browser this way)."""
     from watercolour.render import Renderer
+    from watercolour.train.config import wire_model_init_kwargs
     from watercolour.train.reward_source import GuardedRewarder, TrainingRewards, make_rewarder
+
+    wire_model_init_kwargs(run, training)  # done by parse_args; again for a hand-made pair
 
     if training.bf16_deferred:
         raise InputError("--bf16 needs a GPU with bfloat16; this machine has none (drop "
@@ -280,7 +300,7 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
     config = reward_config(run)
     record = {"config": resolved(run, training), "reward": config.resolved(),
               "load_dtype": training.load_dtype, "weights_check": fits,
-              "lora_plan": plan_for(run, training) if run.lora else None,
+              "lora_plan": plan_for(run, training) if run.use_peft else None,
               "versions": versions(), "argv": sys.argv}
     if main:
         write_json_atomic(out / "run.json", record)
@@ -293,7 +313,7 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
         model = resolve_model(run, out, training.seed)  # a builtin is built (cached) once
     from transformers import AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(model)
+    tokenizer = AutoTokenizer.from_pretrained(model, revision=run.model_revision)
     own_renderer = sync = None
     if rewarder is None and not run.env_url and renderer is None:
         own_renderer = renderer = Renderer(run.render_config()).start()
@@ -325,7 +345,8 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
         trainer = WatercolourGRPOTrainer(
             model=model, args=args, train_dataset=dataset(run), processing_class=tokenizer,
             reward_funcs=[episodes.reward_function()] if episodes else functions.functions(),
-            peft_config=lora_config(run, model), callbacks=[metrics], **more)
+            peft_config=lora_config(run, model), callbacks=[metrics], **more,
+            **quantization_config(run))
         trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
         trainer.args.push_to_hub = False  # save_model would push OUT: the end's upload is ours
         trainer.save_model(str(out / "final"))  # the main process saves (TRL/transformers)
@@ -366,8 +387,14 @@ def print_dry_run(data: dict[str, Any], as_json: bool) -> None:
         return
     run = data["config"]["run"]
     t = data["config"]["training"]
-    print(f"model {run['model_name_or_path']}; LoRA {run['lora']} "
-          f"({'all-linear' if run['all_linear'] else 'dense list'} r={run['lora_r']})")
+    lora = run["use_peft"]
+    targets = run["lora_target_modules"]
+    targets = ("dense list" if targets == list(DENSE_TARGET_MODULES) else
+               "PEFT's default" if targets is None else
+               targets if isinstance(targets, str) else "/".join(targets))
+    print(f"model {run['model_name_or_path']}; LoRA {lora} ({targets} r={run['lora_r']}"
+          f"{', rsLoRA' if run.get('use_rslora') else ''}"
+          f"{', DoRA' if run.get('use_dora') else ''})")
     print(f"{t['max_steps']} steps x {data['prompts_per_step']} prompt(s) x "
           f"{t['num_generations']} generations; lr {t['learning_rate']} "
           f"({t['lr_scheduler_type']}, {t['warmup_steps']} warm-up); scale_rewards "
@@ -389,5 +416,5 @@ def print_dry_run(data: dict[str, Any], as_json: bool) -> None:
               f"weights "
               f"{m['weights_gib']}, LoRA+AdamW {m['lora_and_optimizer_gib']}, activations "
               f"{m['activations_gib']}, logits {m['logits_gib']}, KV {m['kv_cache_gib']})")
-    elif run["lora"]:
+    elif lora:
         print("LoRA plan: the architecture is not known here (no shipped config)")
