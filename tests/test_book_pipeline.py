@@ -334,6 +334,15 @@ def _install_call(source: str) -> tuple[list[str], dict]:
     return extras, options
 
 
+def _helper_modules(code: str) -> list[Path]:
+    """The modules of ``watercolour.book.chapters`` a chapter's code imports: what they import
+    and start, the chapter needs installed."""
+    folder = ROOT / "src" / "watercolour" / "book" / "chapters"
+    names = re.findall(r"^\s*from watercolour\.book\.chapters import (\w+)", code, re.M)
+    names += re.findall(r"^\s*from watercolour\.book\.chapters\.(\w+) import", code, re.M)
+    return [folder / f"{name}.py" for name in names]
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
 def test_each_install_cell_installs_what_its_chapter_imports(chapter):
     nb = notebooks.read_notebook(chapter)
@@ -345,6 +354,7 @@ def test_each_install_cell_installs_what_its_chapter_imports(chapter):
     extras, options = _install_call(cell)
     assert options.get("mode") == "mode"
     rest = "\n".join(code[at + 1:])
+    rest += "\n".join(module.read_text() for module in _helper_modules(rest))
     needed = {extra for pattern, extra in NEEDS.items() if re.search(pattern, rest, re.M)}
     assert needed <= set(extras), f"imports need {sorted(needed)}, the cell installs {extras}"
     assert set(extras) - needed <= set(), f"the cell installs more than it imports: {extras}"
