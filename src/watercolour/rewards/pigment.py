@@ -9,6 +9,13 @@ has fewer than :data:`MIN_PAINTINGS`), and falls off exponentially outside it, a
 band is wide: too little paint costs, and so does a flood.
 
 Its weight is ``WATERCOLOUR_PIGMENT_WEIGHT`` (default 0: the presets do not use it).
+
+Red-teamed (``benchmarks/reward_robustness.py``, the ``judge+pigment`` mix: judge 0.5, HPS 0.3,
+pigment 0.1; ``benchmarks/results/reward-robustness-rubric.json``): coverage alone is blind to
+form, so stripes, confetti and commented polygons whose coverage lies in the band score 1 here
+and gain up to 0.10 in total, while the hand-made example, which paints more than the starter
+pool's ``love`` tier, scores 0.39. No abstract family passes the example under that mix, but
+the margin shrinks (0.12 to 0.04): weigh it lightly, beside the judge, never alone.
 """
 
 from __future__ import annotations
