@@ -260,3 +260,11 @@ def test_cli_bad_input_is_one_line(tmp_path):
     proc = _cli(str(tmp_path / "nope.csv"))
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0 and "curve not found" in proc.stderr
+
+
+def test_slot_backends_names_what_filled_the_model_slots(tmp_path):
+    from watercolour.analysis.curves import slot_backends
+
+    assert slot_backends(tmp_path) == "backends not recorded"
+    (tmp_path / "run.json").write_text('{"reward": {"judge": "openai", "hps": "hpsv3-service"}}')
+    assert slot_backends(tmp_path) == "judge: openai, hps: hpsv3-service"

@@ -109,7 +109,8 @@ def test_the_committed_runs_tables_and_sentences():
     analyses = smoke.committed_analyses(RESULTS)
     assert list(analyses) == list(smoke.MIXES)
     figure = smoke.curves_figure(RESULTS, list(analyses), window=5)
-    assert [ax.get_title() for ax in figure.axes] == list(smoke.MIXES)
+    titles = [ax.get_title() for ax in figure.axes]  # each names what filled its slots
+    assert titles == [f"{m}\n(judge: pool-fitted, hps: offline-aesthetic)" for m in smoke.MIXES]
     assert figure.axes[0].get_legend().get_texts()[1].get_text() == "rolling mean (5 steps)"
     table, record = smoke.runs_table(analyses)
     assert len(table.splitlines()) == 2 + len(analyses)

@@ -52,3 +52,21 @@ def read_curve(path: str | os.PathLike[str]) -> pd.DataFrame:
 def numeric_columns(curve: pd.DataFrame) -> list[str]:
     """The curve's numeric columns other than ``step``."""
     return [c for c in curve.columns if c != "step"]
+
+
+SLOTS = ("judge", "hps")
+"""The reward's model slots, named by role; what filled them is in each run's ``run.json``."""
+
+
+def slot_backends(run_dir: str | os.PathLike[str]) -> str:
+    """What filled the reward's model slots in a run (its ``run.json``), for a figure's title:
+    ``judge: pool-fitted, hps: offline-aesthetic``; ``backends not recorded`` without one."""
+    import json
+
+    path = Path(run_dir) / "run.json"
+    try:
+        reward = json.loads(path.read_text(encoding="utf-8")).get("reward") or {}
+    except (OSError, ValueError):
+        reward = {}
+    named = [f"{slot}: {reward[slot]}" for slot in SLOTS if reward.get(slot)]
+    return ", ".join(named) if named else "backends not recorded"

@@ -15,6 +15,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from watercolour.analysis import read_curve, read_rollouts
+from watercolour.analysis.curves import slot_backends
 from watercolour.analysis.findings import CHECKS, learning_checks
 from watercolour.analysis.rollouts import rollout_png
 from watercolour.notebooks import markdown_table, resolve_output_dir, thumbnail
@@ -172,7 +173,8 @@ def curves_figure(committed: Path, mixes: list[str], window: int = 10) -> Figure
         ax.plot(curve["step"], curve["reward"], ".", alpha=0.5, label="mean reward of the step")
         ax.plot(curve["step"], curve["reward"].rolling(window, min_periods=1).mean(), "-",
                 label=f"rolling mean ({window} steps)")
-        ax.set(title=name, xlabel="step", ylabel="reward")
+        ax.set(title=f"{name}\n({slot_backends(committed / name)})", xlabel="step",
+               ylabel="reward")
         ax.legend(loc="lower right", fontsize=8)
     figure.tight_layout()
     return figure
