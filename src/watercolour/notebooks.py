@@ -80,8 +80,8 @@ def resolve_output_dir(out_dir: str | os.PathLike[str], create: bool = True) -> 
 
     An absolute ``out_dir`` is used as it is; a relative one is taken from the project root when
     the chapter runs inside a checkout (so ``runs/book/...`` lands in the repository's ``runs/``
-    whether the book builder or papermill started the kernel in ``notebooks/``), else from the
-    working directory.
+    whether papermill started the kernel in ``notebooks/`` or a reader opened the chapter in
+    Jupyter), else from the working directory.
     """
     path = Path(out_dir).expanduser()
     if not path.is_absolute():
@@ -137,8 +137,8 @@ def run_notebook(
         parameters: values injected after the ``parameters``-tagged cell.
         kernel: the Jupyter kernel to run it with.
         timeout: seconds any one cell may run (``None``: no limit).
-        cwd: the kernel's working directory; default the chapter's own folder, as in the
-            book build, so relative paths mean the same in both.
+        cwd: the kernel's working directory; default the chapter's own folder, as when a reader
+            opens it in Jupyter, so relative paths mean the same in both.
         strict: refuse parameters the notebook does not declare (a typo would otherwise be
             injected silently and ignored).
 
