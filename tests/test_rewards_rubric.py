@@ -174,3 +174,18 @@ def test_the_pigment_term_without_a_pool_is_a_setup_error(tmp_path, monkeypatch)
     config = RewardConfig(mix=Mix.from_weights(hps=0.8, pigment=0.1))
     with pytest.raises(RewardSetupError, match="pigment term needs a pool"):
         Rewarder(config)
+
+
+def test_a_mix_is_a_preset_or_weights_as_the_flags_take_it():
+    from watercolour.train.config import parse_args
+
+    assert Mix.parse("hps-led") == Mix.preset("hps-led")
+    assert Mix.parse("judge=0.5, hps=0.3, pigment=0.1") == Mix.from_env(PIGMENT_ENV)
+    for text, message in [("beauty-led", "unknown mix 'beauty-led'.*judge=W,hps=W,pigment=W"),
+                          ("judge=0.5,hps=lots", "weight of 'hps' must be a number"),
+                          ("judge=0.5,colour=0.4", "unknown weighted component"),
+                          ("judge=0.5,hps=0.3", "must sum to 0.90")]:
+        with pytest.raises(MixError, match=message):
+            Mix.parse(text)
+    run, _ = parse_args(["--config", "smoke-4b", "--mix", "judge=0.5,hps=0.3,pigment=0.1"])
+    assert run.reward_config().mix.weight("pigment") == 0.1  # a flag reaches the recipe's run

@@ -50,9 +50,10 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
                    help="sample and score as this training recipe's runs do (e.g. tiny-cpu: "
                    "its temperature, top-p, completion length, prompt, subject, mix and gate "
                    "mode); flags given override it")
-    p.add_argument("--mix", choices=tuple(PRESETS), default=None,
-                   help="the reward mix (default WATERCOLOUR_JUDGE_WEIGHT/_HPS_WEIGHT, else "
-                   "judge-led; with no pool found, hps-only)")
+    p.add_argument("--mix", default=None,
+                   help=f"the reward mix: {', '.join(PRESETS)} or weights such as "
+                   "judge=0.5,hps=0.3,pigment=0.1 (default the WATERCOLOUR_*_WEIGHT variables, "
+                   "else judge-led; with no pool found, hps-only)")
     p.add_argument("--pool", default=None, help="the reference pool (default "
                    f"WATERCOLOUR_POOL, else {DEFAULT_POOL})")
     p.add_argument("--gate-mode", choices=("library", "allowlist"), default=None,

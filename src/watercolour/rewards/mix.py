@@ -99,8 +99,31 @@ class Mix:
     @classmethod
     def preset(cls, name: str) -> Mix:
         if name not in PRESETS:
-            raise MixError(f"unknown mix {name!r}; choose from {', '.join(PRESETS)}")
+            raise MixError(f"unknown mix {name!r}; choose from {', '.join(PRESETS)}, or give "
+                           f"weights: " + ",".join(f"{c}=W" for c in WEIGHTED))
         return cls(_full(PRESETS[name]))
+
+    @classmethod
+    def parse(cls, text: str) -> Mix:
+        """A preset's name (``hps-led``) or weights (``judge=0.5,hps=0.3,pigment=0.1``; a
+        weighted component not named weighs 0), as ``--mix`` takes it.
+
+        Raises:
+            MixError: an unknown name or component, a weight that is not a number, or weights
+                that break the rule.
+        """
+        text = text.strip()
+        if "=" not in text:
+            return cls.preset(text)
+        weights: dict[str, float] = {}
+        for item in text.split(","):
+            name, _, value = item.partition("=")
+            try:
+                weights[name.strip()] = float(value)
+            except ValueError:
+                raise MixError(f"--mix: the weight of {name.strip()!r} must be a number, got "
+                               f"{value.strip()!r}") from None
+        return cls.from_weights(**weights)
 
     @classmethod
     def from_weights(cls, **weights: float) -> Mix:

@@ -65,7 +65,7 @@ from watercolour.gates import GateConfig
 from watercolour.prompt import DEFAULT_SUBJECT
 from watercolour.render.config import RenderConfig
 from watercolour.rewards.config import DEFAULT_POOL, RewardConfig
-from watercolour.rewards.mix import DEFAULT_MIX, HPS_ENV, JUDGE_ENV, PRESETS, Mix
+from watercolour.rewards.mix import DEFAULT_MIX, PRESETS, Mix
 from watercolour.train.builtin_models import BUILTINS
 
 DENSE_TARGET_MODULES: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj",
@@ -138,8 +138,9 @@ class RunArguments(ModelConfig):
         "Reference paintings the judge compares each rollout with (half love, half okay), "
         "shared by a group.")
     mix: str | None = field(default=None, metadata={
-        "help": f"The reward mix: {', '.join(MIXES)} (unset: {JUDGE_ENV} and {HPS_ENV}, else "
-                f"{DEFAULT_MIX})."})
+        "help": f"The reward mix: {', '.join(MIXES)}, or weights such as "
+                f"judge=0.5,hps=0.3,pigment=0.1 (the weighted components sum to 0.90; unset: "
+                f"the WATERCOLOUR_*_WEIGHT variables, else {DEFAULT_MIX})."})
     pool: str | None = settings.borrow(
         RewardConfig, "pool", "The reference pool: a folder, a build folder or a Hub id; "
         f"none: {DEFAULT_POOL} when it exists")
@@ -185,8 +186,8 @@ class RunArguments(ModelConfig):
         for item in self.env_url or []:
             urls += [u.strip() for u in str(item).split(",") if u.strip()]
         self.env_url = urls
-        if self.mix is not None and self.mix not in MIXES:
-            raise InputError(f"--mix must be one of {', '.join(MIXES)}, got {self.mix!r}")
+        if self.mix is not None:
+            Mix.parse(self.mix)  # a preset's name or weights; MixError says what is wrong
         if self.prompt not in ("full", "short"):
             raise InputError(f"--prompt must be full or short, got {self.prompt!r}")
         settings.fill(self)  # unset: the variable, else the default; given: the field's rules
@@ -253,7 +254,7 @@ class RunArguments(ModelConfig):
 
     def reward_config(self) -> RewardConfig:
         """The reward this run asks for: its flags over the ``WATERCOLOUR_*`` variables."""
-        return RewardConfig.from_env(mix=Mix.preset(self.mix) if self.mix else None,
+        return RewardConfig.from_env(mix=Mix.parse(self.mix) if self.mix else None,
                                      pool=self.pool, references=self.references,
                                      gate_mode=self.gate_mode)
 

@@ -289,7 +289,7 @@ def reward_config(mix: str | None = None, pool: str | None = None,
     from watercolour.pool.schema import DEFAULT_POOL
     from watercolour.rewards import Mix, RewardConfig
 
-    config = RewardConfig.from_env(mix=Mix.preset(mix) if mix else None, pool=pool,
+    config = RewardConfig.from_env(mix=Mix.parse(mix) if mix else None, pool=pool,
                                    gate_mode=gate_mode)
     if mix is None and config.mix.needs("judge") and config.pool_source() is None:
         note = (f"no pool (WATERCOLOUR_POOL, --pool, {DEFAULT_POOL}): the {config.mix.name} mix "
