@@ -10,13 +10,16 @@ from pathlib import Path
 import pandas as pd
 
 from watercolour.errors import InputError
+from watercolour.rewards.rubric import NAMES
 
 PUBLISHED = {"hps-only": "curve-hps-only.csv", "hps-led": "curve-hps-led.csv"}
 """The reproduction's published curves (``analysis/data/``, BSD-3-Clause), by reward mix."""
 
-COMPONENTS = ("judge_mean", "hps_mean", "quality_mean", "length_mean", "paint_fraction_mean",
-              "gate_mean")
-"""Per-step means of the reward's terms a curve may carry (any subset)."""
+COMPONENTS = (*(f"{c}_mean" for c in NAMES if c != "gate"), "quality_mean",
+              "paint_fraction_mean", "gate_mean")
+"""Per-step means of the reward's terms a curve may carry (any subset): one per component of
+the rubric (``length_mean``, ``judge_mean``, ``hps_mean``, ``pigment_mean``), the published
+curves' ``quality_mean``, the paint coverage and the gate."""
 
 
 def published_curve(mix: str) -> Path:
