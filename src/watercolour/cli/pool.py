@@ -1,6 +1,6 @@
 """``watercolour pool build --out DIR [--size N] [--seed S]``,
-``watercolour pool info PATH [--json]``, ``watercolour pool rated BUILD --ratings FILE --out DIR``
-and ``watercolour pool push DIR REPO``."""
+``watercolour pool info PATH [--json]``, ``watercolour pool rated BUILD --ratings FILE --out DIR``,
+``watercolour pool push DIR REPO`` and ``watercolour pool calibrate POOL --rollouts DIR``."""
 
 from __future__ import annotations
 
@@ -95,6 +95,26 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
                    "else 4): the pool needs N//2 love and the rest okay")
     r.add_argument("--json", action="store_true", help="print an object with rows and tiers")
     r.set_defaults(run=run_rated)
+
+    c = sub.add_parser(
+        "calibrate",
+        help="how often a policy's rollouts beat each pool painting",
+        description="Reference difficulty against a policy: for each painting of POOL, the "
+        "share of the policy's rendered rollouts (a run's rollout log: DIR/rollouts.jsonl or "
+        "DIR/rollouts/rollouts.jsonl with their PNGs, or a rollouts dataset) that beat it "
+        "under the configured judge (WATERCOLOUR_JUDGE_*; the pool-fitted judge by default), "
+        "asked in both orders as the reward asks; then the same per tier. What a "
+        "--references-schedule can be set from.",
+    )
+    c.add_argument("pool", metavar="POOL", help="a pool folder, a build folder or a Hub id")
+    c.add_argument("--rollouts", required=True, metavar="DIR",
+                   help="a run's --out, its rollouts/ folder, or a rollouts file or dataset")
+    c.add_argument("--max-rollouts", type=int, default=None, metavar="N",
+                   help="judge only the latest N rendered rollouts (default: all)")
+    c.add_argument("--out", default=None, metavar="FILE",
+                   help="write the report here as JSON (atomically)")
+    c.add_argument("--json", action="store_true", help="print the report as JSON")
+    c.set_defaults(run=run_calibrate)
 
 
 def run_build(args: argparse.Namespace) -> int:
@@ -220,4 +240,72 @@ def run_rated(args: argparse.Namespace) -> int:
     else:
         print(f"{summary['love']} love + {summary['okay']} okay of {summary['items']} paintings "
               f"({summary['reject']} rejected, {summary['unrated']} unrated) -> {folder}")
+    return 0
+
+
+def rollout_renders(source: str, limit: int | None = None) -> tuple[list[tuple[bytes, str]], str]:
+    """The rendered rollouts of a run's log as (PNG, subject) pairs, in step order (the latest
+    ``limit`` when given), and the path they were read from."""
+    from pathlib import Path
+
+    from watercolour.analysis.rollouts import read_rollouts, rollout_png
+    from watercolour.errors import InputError
+    from watercolour.prompt import DEFAULT_SUBJECT
+
+    folder = Path(source)
+    path = next((p for p in (folder / "rollouts.jsonl", folder / "rollouts" / "rollouts.jsonl")
+                 if p.is_file()), folder)
+    if not path.exists():
+        raise InputError(f"rollouts not found: {source}")
+    frame = read_rollouts(path, pictures=True)
+    if "png" not in frame.columns:
+        raise InputError(f"{path}: the rollouts have no png column")
+    out = []
+    for row in frame.to_dict("records"):
+        png = rollout_png(row.get("png"), path)
+        if png is None:
+            continue
+        subject = row.get("subject")
+        out.append((png, subject if isinstance(subject, str) and subject else DEFAULT_SUBJECT))
+    if limit is not None:
+        out = out[-limit:] if limit > 0 else []
+    if not out:
+        raise InputError(f"{path}: no rendered rollouts to compare")
+    return out, str(path)
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    from watercolour.errors import InputError
+    from watercolour.io import write_json_atomic
+    from watercolour.rewards.backends import make_judge
+    from watercolour.rewards.config import RewardConfig
+    from watercolour.rewards.curriculum import calibrate
+    from watercolour.rewards.references import ReferencePool
+
+    if args.max_rollouts is not None and args.max_rollouts < 1:
+        raise InputError(f"--max-rollouts must be at least 1, got {args.max_rollouts}")
+    candidates, source = rollout_renders(args.rollouts, args.max_rollouts)
+    pool = ReferencePool.load(args.pool, negatives=False)
+    if not len(pool):
+        raise InputError(f"{args.pool}: the pool holds no paintings")
+    judge = make_judge(RewardConfig.from_env(pool=args.pool), pool)
+    report = {"pool": args.pool, "rollouts": source, **calibrate(judge, pool, candidates)}
+    if args.out:
+        write_json_atomic(args.out, report)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(f"{report['candidates']} rendered rollouts of {source} against {len(pool)} "
+          f"paintings of {args.pool} (judge {report['judge']}, both orders)")
+    for tier, t in report["tiers"].items():
+        rate = "n/a" if t["win_rate_pooled"] is None else f"{t['win_rate_pooled']:.3f}"
+        print(f"  {tier}: the policy wins {rate} of {t['comparisons']} comparisons "
+              f"({t['paintings']} paintings)")
+    hardest = sorted((r for r in report["references"] if r["win_rate"] is not None),
+                     key=lambda r: r["win_rate"])[:5]
+    if hardest:
+        print("hardest: " + ", ".join(f"{r['id']} ({r['tier']}, {r['win_rate']:.2f})"
+                                      for r in hardest))
+    if args.out:
+        print(f"-> {args.out}")
     return 0

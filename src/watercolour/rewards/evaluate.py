@@ -142,12 +142,13 @@ class Rewarder:
             if self.pool is not None else None
 
     # ------------------------------------------------------------ public
-    def references(self, seed: int, subject: str | None = DEFAULT_SUBJECT
-                   ) -> References | None:
-        """The group's references: drawn with ``seed`` from the paintings of ``subject``."""
+    def references(self, seed: int, subject: str | None = DEFAULT_SUBJECT,
+                   love: int | None = None) -> References | None:
+        """The group's references: drawn with ``seed`` from the paintings of ``subject``,
+        ``love`` of them from the ``love`` tier (default half: ``references // 2``)."""
         if not self.mix.needs("judge") or self.pool is None:
             return None
-        return draw_references(self.pool, seed, self.config.references, subject)
+        return draw_references(self.pool, seed, self.config.references, subject, love=love)
 
     def evaluate(self, reply: str, subject: str | None = None, seed: int | None = None,
                  render_seed: int | None = None) -> Evaluation:
@@ -156,8 +157,10 @@ class Rewarder:
 
     def evaluate_group(self, replies: Sequence[str], subject: str | None = None,
                        seed: int | None = None, render_seed: int | None = None,
-                       verdicts: Sequence[GateVerdict] | None = None) -> list[Evaluation]:
-        """Rollouts of one group: they share the references drawn with ``seed``.
+                       verdicts: Sequence[GateVerdict] | None = None,
+                       love: int | None = None) -> list[Evaluation]:
+        """Rollouts of one group: they share the references drawn with ``seed`` (``love``
+        of them from the ``love`` tier: :meth:`references`).
 
         ``verdicts`` (optional) are gate verdicts already made for these replies (the gate
         then is not run again)."""
@@ -183,7 +186,7 @@ class Rewarder:
         asked = [i for i in rendered if i not in copied]  # copies are not judged
         group = Group(replies, group_verdicts, asked,
                       [group_verdicts[i].render.png for i in asked], subject,
-                      self.references(seed, subject))
+                      self.references(seed, subject, love))
         scored = self._score(group)
         out = []
         for i, verdict in enumerate(group_verdicts):

@@ -2,7 +2,8 @@
 
 Every rollout of a group (GRPO compares rollouts within a group) faces the same references:
 ``n`` paintings, **half from ``love`` and half from ``okay``** (an odd ``n`` gives ``okay``
-the extra one), drawn with the group's seed. The draw depends only on the pool's content and
+the extra one; a curriculum, :mod:`watercolour.rewards.curriculum`, may move the split step
+by step), drawn with the group's seed. The draw depends only on the pool's content and
 the seed (ids are sorted before sampling), so it is reproducible and recorded: the seed, the
 ids and their tiers go into every evaluation's breakdown.
 
@@ -152,8 +153,11 @@ def subject_key(text: str | None) -> str | None:
 
 
 def draw_references(pool: ReferencePool, seed: int, n: int = DEFAULT_REFERENCES,
-                    subject: str | None = None) -> References:
-    """``n // 2`` from ``love`` and the rest from ``okay``, without replacement, seeded.
+                    subject: str | None = None, love: int | None = None) -> References:
+    """``love`` (default ``n // 2``) from ``love`` and the rest from ``okay``, without
+    replacement, seeded. The default draw is the one every committed run made (the same
+    random calls in the same order); a curriculum
+    (:class:`~watercolour.rewards.curriculum.ReferencesSchedule`) sets ``love`` per step.
 
     With ``subject``, each tier's references are drawn from its paintings **of that subject**
     (by :func:`subject_key`: ``a white daisy`` and ``a lilac daisy`` are both daisies), so
@@ -162,11 +166,16 @@ def draw_references(pool: ReferencePool, seed: int, n: int = DEFAULT_REFERENCES,
     original's, draws the same either way.)
 
     Raises:
-        ValueError: ``n`` < 1 or a tier holds too few paintings.
+        InputError: ``n`` < 1, ``love`` not in 0..n, or a tier holds too few paintings.
     """
     if n < 1:
         raise InputError(f"the number of references must be at least 1, got {n}")
-    want = {"love": n // 2, "okay": n - n // 2}
+    if love is None:
+        love = n // 2
+    elif isinstance(love, bool) or not isinstance(love, int) or not 0 <= love <= n:
+        raise InputError(f"the love references must be a whole number from 0 to {n}, got "
+                         f"{love!r}")
+    want = {"love": love, "okay": n - love}
     rng = random.Random(seed)
     key = subject_key(subject)
     chosen: list[PoolPainting] = []

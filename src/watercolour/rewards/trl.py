@@ -16,7 +16,10 @@ Groups: rollouts with the same prompt in a batch form a group and face the same 
 drawn with ``group_seed(config.seed, global_step, prompt)`` (recorded in each breakdown). With
 a single-subject dataset every rollout of a step has the same prompt, so the whole step shares
 one draw (as in the reproduction, where a step's reward moved with the references it drew).
-A ``subject`` dataset column, when present, gives each row's subject.
+A ``subject`` dataset column, when present, gives each row's subject. A ``schedule``
+(:class:`~watercolour.rewards.curriculum.ReferencesSchedule`, other than ``half``) sets how
+many of each group's references come from ``love`` at the step (``trainer_state.max_steps``
+is the run's length).
 
     >>> functions = RewardFunctions(Rewarder(renderer=renderer))
     >>> trainer = GRPOTrainer(..., reward_funcs=functions.functions(),
@@ -32,6 +35,7 @@ from statistics import mean
 from typing import Any
 
 from watercolour.openai_compat import join_content
+from watercolour.rewards.curriculum import ReferencesSchedule
 from watercolour.rewards.evaluate import Evaluation, Rewarder
 from watercolour.rewards.references import group_seed
 
@@ -50,6 +54,17 @@ def completion_text(completion: Any) -> str:
             if isinstance(message, dict) and message.get("role", "assistant") == "assistant":
                 return join_content(message.get("content")) or ""
     return str(completion)
+
+
+def love_option(schedule: ReferencesSchedule | None, step: int, n: int,
+                state: Any = None) -> dict[str, int]:
+    """``evaluate_group``'s keyword for a step's draw: ``{"love": k}`` under a schedule other
+    than ``half``, else nothing (the source draws as it always has). ``state``: the trainer's
+    state, whose ``max_steps`` a ``linear`` schedule reads."""
+    if schedule is None or schedule.is_default:
+        return {}
+    total = int(getattr(state, "max_steps", 0) or 0) or None
+    return {"love": schedule.love(step, int(n), total)}
 
 
 def _prompt_key(prompt: Any) -> str:
@@ -87,14 +102,18 @@ class RewardFunctions:
         on_evaluations: called with every newly evaluated batch (a list of
             :class:`Evaluation`): log the breakdowns with the rollouts there.
         default_subject: when the dataset has no ``subject`` column.
+        schedule: the references' curriculum (None or ``half``: the reward source's default
+            draw, and ``evaluate_group`` is called without ``love``).
     """
 
     def __init__(self, rewarder: Rewarder,
                  on_evaluations: Callable[[list[Evaluation]], None] | None = None,
-                 default_subject: str | None = None) -> None:
+                 default_subject: str | None = None,
+                 schedule: ReferencesSchedule | None = None) -> None:
         self.rewarder = rewarder
         self.on_evaluations = on_evaluations
         self.default_subject = default_subject
+        self.schedule = schedule
         self._cache: OrderedDict[tuple, list[Evaluation]] = OrderedDict()
 
     # ------------------------------------------------------------ for the trainer
@@ -128,10 +147,12 @@ class RewardFunctions:
         for i, p in enumerate(prompts):
             groups.setdefault(_prompt_key(p), []).append(i)
         base = self.rewarder.config.seed
+        more = love_option(self.schedule, step, self.rewarder.config.references, state)
         for prompt_key, rows in groups.items():
             subject = (subjects[rows[0]] if subjects else None) or self.default_subject
             seed = group_seed(base, step, prompt_key)
-            evaluated = self.rewarder.evaluate_group([texts[i] for i in rows], subject, seed)
+            evaluated = self.rewarder.evaluate_group([texts[i] for i in rows], subject, seed,
+                                                     **more)
             for i, e in zip(rows, evaluated):
                 e.record.step = step
                 results[i] = e

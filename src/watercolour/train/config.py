@@ -65,6 +65,7 @@ from watercolour.gates import GateConfig
 from watercolour.prompt import DEFAULT_SUBJECT
 from watercolour.render.config import RenderConfig
 from watercolour.rewards.config import DEFAULT_POOL, RewardConfig
+from watercolour.rewards.curriculum import DEFAULT_SCHEDULE, ReferencesSchedule
 from watercolour.rewards.mix import DEFAULT_MIX, PRESETS, Mix
 from watercolour.train.builtin_models import BUILTINS
 
@@ -135,8 +136,14 @@ class RunArguments(ModelConfig):
     # RenderConfig (settings.borrow; __post_init__ settles them, settings.fill).
     references: int | None = settings.borrow(
         RewardConfig, "references",
-        "Reference paintings the judge compares each rollout with (half love, half okay), "
-        "shared by a group.")
+        "Reference paintings the judge compares each rollout with (half love, half okay, "
+        "unless --references-schedule), shared by a group.")
+    references_schedule: str = field(default=DEFAULT_SCHEDULE, metadata={
+        "help": "How many of a group's references come from the pool's love tier, step by "
+                "step (the rest from okay): half (n // 2, as every committed run drew), "
+                "love-only, linear:A:B (the love share from A at step 0 to B at the last "
+                "step), steps:0=A,40=B,... (piecewise constant); love = floor(share x n). "
+                "metrics.csv logs references_love_share."})
     mix: str | None = field(default=None, metadata={
         "help": f"The reward mix: {', '.join(MIXES)}, or weights such as "
                 f"judge=0.5,hps=0.3,pigment=0.1 (the weighted components sum to 0.90; unset: "
@@ -188,6 +195,12 @@ class RunArguments(ModelConfig):
         self.env_url = urls
         if self.mix is not None:
             Mix.parse(self.mix)  # a preset's name or weights; MixError says what is wrong
+        self.references_schedule = ReferencesSchedule.parse(self.references_schedule).text
+        if self.env_url and self.references_schedule != DEFAULT_SCHEDULE:
+            raise InputError(f"--references-schedule {self.references_schedule} works with the "
+                             "reward in process only: an environment server (--env-url) "
+                             "draws its references itself, half from love; drop --env-url or "
+                             "the schedule")
         if self.prompt not in ("full", "short"):
             raise InputError(f"--prompt must be full or short, got {self.prompt!r}")
         settings.fill(self)  # unset: the variable, else the default; given: the field's rules
@@ -251,6 +264,11 @@ class RunArguments(ModelConfig):
     def lora(self) -> bool:
         """Whether the run trains LoRA adapters (``--lora``, TRL's ``use_peft``)."""
         return bool(self.use_peft)
+
+    @property
+    def schedule(self) -> ReferencesSchedule:
+        """The references' curriculum (``--references-schedule``)."""
+        return ReferencesSchedule.parse(self.references_schedule)
 
     def reward_config(self) -> RewardConfig:
         """The reward this run asks for: its flags over the ``WATERCOLOUR_*`` variables."""

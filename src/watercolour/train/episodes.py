@@ -67,6 +67,7 @@ from watercolour.env.models import TurnRecord
 from watercolour.env.server.environment import episode_reward, revision_prompt, turn_record
 from watercolour.rewards import Evaluation
 from watercolour.rewards.references import group_seed
+from watercolour.rewards.trl import love_option
 from watercolour.train.reward_source import batch_metrics, rendering_wall_s
 
 EPISODE_REWARD = "episode_reward"
@@ -134,10 +135,13 @@ class EpisodeRollout:
         subject: what the policy paints (the dataset's one subject).
         on_scored: gets each scored turn (the rollout log).
         bonus, floor: the improvement bonus and its floor (default: the server's variables).
+        schedule: the references' curriculum (:mod:`watercolour.rewards.curriculum`; None or
+            ``half``: the source's default draw).
     """
 
     def __init__(self, source: Any, turns: int, subject: str, on_scored: Scored | None = None,
-                 bonus: float | None = None, floor: float | None = None) -> None:
+                 bonus: float | None = None, floor: float | None = None,
+                 schedule: Any = None) -> None:
         if turns < 2:
             raise ValueError(f"an episode of revisions has at least 2 turns, got {turns}")
         if bonus is None or floor is None:
@@ -148,6 +152,7 @@ class EpisodeRollout:
             floor = config.improvement_floor if floor is None else floor
         self.source, self.turns, self.subject = source, turns, subject
         self.on_scored = on_scored
+        self.schedule = schedule
         self.bonus, self.floor = float(bonus), float(floor)
         self.last: list[list[TurnRecord]] = []  # the last batch's histories (tests, analysis)
 
@@ -161,16 +166,18 @@ class EpisodeRollout:
         return episode
 
     # ------------------------------------------------------------ the rollout
-    def _score(self, replies: list[str], keys: list[str], step: int) -> list[Evaluation]:
+    def _score(self, replies: list[str], keys: list[str], step: int, state: Any = None
+               ) -> list[Evaluation]:
         out: list[Evaluation | None] = [None] * len(replies)
         groups: OrderedDict[str, list[int]] = OrderedDict()
         for i, key in enumerate(keys):
             groups.setdefault(key, []).append(i)
         base = self.source.config.seed
+        more = love_option(self.schedule, step, self.source.config.references, state)
         for key, rows in groups.items():
             seed = group_seed(base, step, key)
             for i, e in zip(rows, self.source.evaluate_group([replies[i] for i in rows],
-                                                              self.subject, seed)):
+                                                              self.subject, seed, **more)):
                 e.record.step = step
                 out[i] = e
         return [e for e in out if e is not None]
@@ -194,7 +201,7 @@ class EpisodeRollout:
             written = [list(ids) for ids in written]
             replies = tokenizer.batch_decode(written, skip_special_tokens=True)
             started = time.perf_counter()
-            scored = self._score(replies, [keys[i] for i in active], step)
+            scored = self._score(replies, [keys[i] for i in active], step, trainer.state)
             scoring += time.perf_counter() - started
             render += rendering_wall_s(scored, self.source)
             played.append((active, replies, scored))

@@ -29,7 +29,8 @@ from watercolour.rewards.rubric import NAMES
 TRL_COLUMNS = ("reward", "reward_std", "frac_reward_zero_std", "entropy", "loss", "grad_norm",
                "learning_rate", "step_time", "completions/mean_length", "clipped_ratio", "kl")
 OUR_COLUMNS = (*(f"{c}_mean" for c in NAMES if c != "gate"), "gate_pass_rate",
-               "paint_fraction_mean", "n_shapes_mean", "none_count", "render_seconds_mean")
+               "paint_fraction_mean", "n_shapes_mean", "none_count", "render_seconds_mean",
+               "references_love_share")
 TIME_COLUMNS = ("generation_s", "rewards_s", "render_s", "scoring_s", "update_s")
 COLUMNS: tuple[str, ...] = ("step", *TRL_COLUMNS,
                             *(f"rewards/{c}/mean" for c in NAMES), *OUR_COLUMNS,

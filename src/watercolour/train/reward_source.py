@@ -10,8 +10,10 @@
   references) that also hands every newly scored batch, with its prompts and completions, to
   a callback (the rollout log) and logs this project's per-step metrics through TRL's
   ``log_metric``: ``<component>_mean`` (length, judge, hps, pigment), ``gate_pass_rate``,
-  ``paint_fraction_mean``, ``n_shapes_mean``, ``none_count``, ``render_seconds_mean`` and the
-  reward stage's wall time (``time/rewards_s``, of which rendering ``time/render_s``).
+  ``paint_fraction_mean``, ``n_shapes_mean``, ``none_count``, ``render_seconds_mean``,
+  ``references_love_share`` (the share of ``love`` among the step's drawn references: a
+  curriculum's, ``--references-schedule``) and the reward stage's wall time
+  (``time/rewards_s``, of which rendering ``time/render_s``).
 """
 
 from __future__ import annotations
@@ -40,11 +42,14 @@ class GuardedRewarder:
         self.failures = 0
 
     def evaluate_group(self, replies: Sequence[str], subject: str | None = None,
-                       seed: int | None = None, render_seed: int | None = None
-                       ) -> list[Evaluation]:
+                       seed: int | None = None, render_seed: int | None = None,
+                       love: int | None = None) -> list[Evaluation]:
+        """``love``: how many references come from ``love`` (a curriculum's step; None: the
+        source's default draw, and the source is called without it)."""
+        more = {} if love is None else {"love": love}
         try:
             out = list(self.inner.evaluate_group(replies, subject=subject, seed=seed,
-                                                 render_seed=render_seed))
+                                                 render_seed=render_seed, **more))
             if len(out) != len(replies):
                 raise RuntimeError(f"the reward source answered {len(out)} evaluations for "
                                    f"{len(replies)} replies")
@@ -104,7 +109,24 @@ def batch_metrics(evaluations: Sequence[Evaluation], weights: dict[str, float]
     renders = [r for r in (render_seconds(e) for e in evaluations) if r is not None]
     if renders:
         out["render_seconds_mean"] = mean(renders)
+    share = love_share(evaluations)
+    if share is not None:
+        out["references_love_share"] = share
     return out
+
+
+def love_share(evaluations: Sequence[Evaluation]) -> float | None:
+    """The share of ``love`` among the references drawn for these evaluations' groups (each
+    group's draw counted once, by its seed and ids); None when none was drawn (a mix without
+    the judge, every source failed)."""
+    draws: dict[tuple, list[str]] = {}
+    for e in evaluations:
+        refs = e.record.references or {}
+        tiers = list(refs.get("tiers") or [])
+        if tiers:
+            draws[(refs.get("seed"), tuple(refs.get("ids") or ()))] = tiers
+    tiers = [t for d in draws.values() for t in d]
+    return sum(t == "love" for t in tiers) / len(tiers) if tiers else None
 
 
 def render_seconds(e: Evaluation) -> float | None:
@@ -124,8 +146,9 @@ class TrainingRewards(RewardFunctions):
     """RewardFunctions that log the project's metrics and pass each scored batch on."""
 
     def __init__(self, rewarder: GuardedRewarder, on_scored: Scored | None = None,
-                 default_subject: str | None = None) -> None:
-        super().__init__(rewarder, on_evaluations=self._scored, default_subject=default_subject)
+                 default_subject: str | None = None, schedule: Any = None) -> None:
+        super().__init__(rewarder, on_evaluations=self._scored, default_subject=default_subject,
+                         schedule=schedule)
         self.on_scored = on_scored
         self._call: tuple[list[Any], list[Any], dict[str, Any], float] | None = None
 

@@ -108,7 +108,8 @@ def reward_summary(run: RunArguments) -> str:
     source = ("environment " + ", ".join(run.env_url)) if run.env_url else \
         f"in process ({run.render_workers} browser{'s' if run.render_workers > 1 else ''})"
     return (f"reward: {config.mix.name} mix ({weights}); gate mode {config.gate_mode}; "
-            f"{run.references} references a group; source: {source}")
+            f"{run.references} references a group, love share {run.references_schedule}; "
+            f"source: {source}")
 
 
 def prompt_messages(run: RunArguments) -> list[dict[str, str]]:
@@ -198,6 +199,7 @@ def dry_run(run: RunArguments, training: TrainArguments) -> dict[str, Any]:
         "config": resolved(run, training),
         "reward": config.resolved(),
         "reward_summary": reward_summary(run),
+        "references_schedule": run.references_schedule,
         "prompts_per_step": prompts_per_step(training),
         "generations_per_step": int(training.generation_batch_size),
         "load_dtype": training.load_dtype,
@@ -328,9 +330,11 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
         on_scored = main_process_log(rollouts.append, training)
         episodes = None
         if run.turns > 1:  # episodes of several turns: TRL's rollout_func plays them
-            episodes = EpisodeRollout(source, run.turns, run.subject, on_scored=on_scored)
+            episodes = EpisodeRollout(source, run.turns, run.subject, on_scored=on_scored,
+                                      schedule=run.schedule)
         else:
-            functions = TrainingRewards(source, on_scored=on_scored, default_subject=run.subject)
+            functions = TrainingRewards(source, on_scored=on_scored, default_subject=run.subject,
+                                        schedule=run.schedule)
         args = copy.copy(training)  # not dataclasses.replace: GRPOConfig's derived fields
         args.push_to_hub = False
         if repo_id is not None:  # checkpoints as they are saved; metrics, rollouts every N min
