@@ -107,14 +107,14 @@ def test_the_dry_run_shows_and_records_the_schedule(capsys):
     assert json.loads(capsys.readouterr().out)["references_schedule"] == "linear:0.5:1"
 
 
-def test_the_trainer_refuses_bad_schedules_and_a_schedule_with_a_server(capsys):
+def test_the_trainer_refuses_a_bad_schedule_and_takes_one_with_a_server():
     from watercolour.train.config import parse_args
 
     with pytest.raises(InputError, match="accepted: half"):
         parse_args(["--config", "tiny-cpu", "--references-schedule", "most"])
-    with pytest.raises(InputError, match="--env-url"):
-        parse_args(["--config", "tiny-cpu", "--references-schedule", "love-only",
-                    "--env-url", "http://127.0.0.1:9"])
+    run, _ = parse_args(["--config", "tiny-cpu", "--references-schedule", "love-only",
+                         "--env-url", "http://127.0.0.1:9"])
+    assert run.references_schedule == "love-only" and run.schedule.love(0, 4) == 4
     run, _ = parse_args(["--config", "tiny-cpu", "--env-url", "http://127.0.0.1:9"])
     assert run.references_schedule == "half"
 
@@ -266,3 +266,74 @@ def test_pool_calibrate_bad_input_is_one_line(tmp_path, capsys):
     assert main(["pool", "calibrate", str(folder), "--rollouts", str(empty),
                  "--max-rollouts", "0"]) == 2
     assert "--max-rollouts" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- the environment server
+def _pool_folder(folder: Path) -> Path:
+    from pool_helpers import rows
+
+    from watercolour.pool.dataset import write_pool_folder
+
+    pool_rows = rows(4, 4)
+    for row in pool_rows:
+        row["png"] = painting(row["seed"], row["tier"])
+    return write_pool_folder(pool_rows, folder)
+
+
+def test_reset_takes_the_love_count_as_an_option(tmp_path, monkeypatch):
+    from watercolour.env.config import EnvConfig
+    from watercolour.env.server.environment import Service, WatercolourEnvironment
+    from watercolour.render import RenderConfig
+    from watercolour.rewards import Mix, RewardConfig
+
+    monkeypatch.chdir(tmp_path)
+    pool_folder = _pool_folder(tmp_path / "pool")
+    config = EnvConfig(reward=RewardConfig(mix=Mix.preset("judge-led"), pool=str(pool_folder)),
+                       render=RenderConfig(workers=1), max_turns=2)
+    service = Service(config, renderer=object())  # reset renders nothing
+    default = WatercolourEnvironment(service).reset(seed=7, subject="a lotus")
+    same = WatercolourEnvironment(service).reset(seed=7, subject="a lotus", love_references=2)
+    assert same.reference_ids == default.reference_ids  # 2 of 4: today's draw
+    env = WatercolourEnvironment(service)
+    ids = env.reset(seed=7, subject="a lotus", love_references=4).reference_ids
+    tiers = [service.rewarder.pool.get(i).tier for i in ids]
+    assert tiers == ["love"] * 4 and env.state.love_references == 4
+    assert WatercolourEnvironment(service).state.love_references is None
+    for bad in (5, -1, True, "2", 1.5):
+        with pytest.raises(ValueError, match="love_references must be a whole number from 0 "
+                                             "to 4"):
+            WatercolourEnvironment(service).reset(seed=1, love_references=bad)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_remote_rewarder_sends_the_love_count(tmp_path):
+    from serving import EnvServer
+
+    from watercolour.env import RemoteRewarder
+
+    pool_folder = _pool_folder(tmp_path / "pool")
+    server = EnvServer(tmp_path, {"WATERCOLOUR_POOL": str(pool_folder),
+                                  "WATERCOLOUR_RENDER_WORKERS": "1",
+                                  "WATERCOLOUR_JUDGE_WEIGHT": "", "WATERCOLOUR_HPS_WEIGHT": "",
+                                  "WATERCOLOUR_HPS_URL": "",
+                                  "WATERCOLOUR_JUDGE_BASE_URL": ""}).start()
+    rejected = ("```javascript\nfunction setup() { createCanvas(256, 256, WEBGL); }\n"
+                "function draw() { ellipse(0, 0, 80, 80); }\n```\n")  # nothing rendered
+    try:
+        server.wait()
+        with RemoteRewarder([server.url], timeout_s=120, retries=0) as rewarder:
+            default, = rewarder.evaluate_group([rejected], "a lotus", 7)
+            half, = rewarder.evaluate_group([rejected], "a lotus", 7, love=2)
+            only, = rewarder.evaluate_group([rejected], "a lotus", 7, love=4)
+            too_many, = rewarder.evaluate_group([rejected], "a lotus", 7, love=5)
+            with pytest.raises(TypeError, match="love must be an integer"):
+                rewarder.evaluate_group([rejected], love="4")
+    finally:
+        server.stop()
+    assert default.status == "rejected" and default.record.references["tiers"] == \
+        ["love", "love", "okay", "okay"]
+    assert half.record.references == default.record.references
+    assert only.record.references["tiers"] == ["love"] * 4
+    assert too_many.status == "unavailable" and too_many.reward is None
+    assert "love_references must be" in too_many.to_dict()["unavailable"]["reason"]

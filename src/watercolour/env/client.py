@@ -191,19 +191,21 @@ class RemoteRewarder:
         return self.evaluate_group([reply], subject, seed, render_seed)[0]
 
     def evaluate_group(self, replies: Sequence[str], subject: str | None = None,
-                       seed: int | None = None, render_seed: int | None = None
-                       ) -> list[Evaluation]:
+                       seed: int | None = None, render_seed: int | None = None,
+                       love: int | None = None) -> list[Evaluation]:
         """The rollouts of one group, in order; each an :class:`~watercolour.rewards.
-        Evaluation` (``reward`` None and ``status`` unavailable where a server failed)."""
+        Evaluation` (``reward`` None and ``status`` unavailable where a server failed).
+        ``love``: how many references come from the love tier (the reset option
+        ``love_references``, sent only when given; the server checks it)."""
         if self._loop.is_closed() or not self._thread.is_alive():
             raise RuntimeError("this RemoteRewarder is closed")
         if isinstance(replies, str):
             raise TypeError("replies must be a sequence of strings, not one string")
-        for name, value in (("seed", seed), ("render_seed", render_seed)):
+        for name, value in (("seed", seed), ("render_seed", render_seed), ("love", love)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
                 raise TypeError(f"{name} must be an integer or None, got {value!r}")
         future = asyncio.run_coroutine_threadsafe(
-            self._group(list(replies), subject, seed, render_seed), self._loop)
+            self._group(list(replies), subject, seed, render_seed, love), self._loop)
         return future.result()
 
     def stats(self) -> list[dict[str, Any]]:
@@ -241,8 +243,8 @@ class RemoteRewarder:
         await asyncio.gather(*(self._discard(c) for c in clients), return_exceptions=True)
 
     async def _group(self, replies: list[str], subject: str | None, seed: int | None,
-                     render_seed: int | None) -> list[Evaluation]:
-        return list(await asyncio.gather(*(self._episode(r, subject, seed, render_seed)
+                     render_seed: int | None, love: int | None = None) -> list[Evaluation]:
+        return list(await asyncio.gather(*(self._episode(r, subject, seed, render_seed, love)
                                            for r in replies)))
 
     def _pick(self, tried: set[int]) -> int | None:
@@ -284,7 +286,7 @@ class RemoteRewarder:
             pass
 
     async def _episode(self, reply: str, subject: str | None, seed: int | None,
-                       render_seed: int | None) -> Evaluation:
+                       render_seed: int | None, love: int | None = None) -> Evaluation:
         start = time.monotonic()
         context = {"subject": subject, "seed": seed, "render_seed": render_seed}
         try:
@@ -296,6 +298,8 @@ class RemoteRewarder:
             return unavailable("payload", f"the reply cannot be sent: {problem}", context, start)
         options: dict[str, Any] = {"include_png": self.include_png}
         options.update({k: v for k, v in context.items() if v is not None})
+        if love is not None:
+            options["love_references"] = love
         errors: list[str] = []
         tried: set[int] = set()
         for attempt in range(1, self.retries + 2):

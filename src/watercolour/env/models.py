@@ -188,6 +188,9 @@ class WatercolourState(State):
     subject: str = Field("", description="What the policy is asked to paint")
     reference_ids: list[str] = Field(default_factory=list,
                                      description="The pool paintings drawn for this group")
+    love_references: int | None = Field(None, description="How many of the references come "
+                                        "from the pool's love tier (reset love_references; "
+                                        "null: the default, references // 2)")
     turn: int = Field(0, description="Steps taken in this episode")
     max_turns: int = Field(1, description="Steps the episode allows (1: single turn)")
     include_png: bool = Field(False, description="Whether observations carry the render")

@@ -151,9 +151,9 @@ class Rewarder:
         return draw_references(self.pool, seed, self.config.references, subject, love=love)
 
     def evaluate(self, reply: str, subject: str | None = None, seed: int | None = None,
-                 render_seed: int | None = None) -> Evaluation:
+                 render_seed: int | None = None, love: int | None = None) -> Evaluation:
         """One rollout (a group of one)."""
-        return self.evaluate_group([reply], subject, seed, render_seed)[0]
+        return self.evaluate_group([reply], subject, seed, render_seed, love=love)[0]
 
     def evaluate_group(self, replies: Sequence[str], subject: str | None = None,
                        seed: int | None = None, render_seed: int | None = None,

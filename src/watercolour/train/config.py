@@ -143,7 +143,8 @@ class RunArguments(ModelConfig):
                 "step (the rest from okay): half (n // 2, as every committed run drew), "
                 "love-only, linear:A:B (the love share from A at step 0 to B at the last "
                 "step), steps:0=A,40=B,... (piecewise constant); love = floor(share x n). "
-                "metrics.csv logs references_love_share."})
+                "metrics.csv logs references_love_share. With --env-url each reset sends "
+                "love_references (a server older than this option refuses the episode)."})
     mix: str | None = field(default=None, metadata={
         "help": f"The reward mix: {', '.join(MIXES)}, or weights such as "
                 f"judge=0.5,hps=0.3,pigment=0.1 (the weighted components sum to 0.90; unset: "
@@ -196,11 +197,6 @@ class RunArguments(ModelConfig):
         if self.mix is not None:
             Mix.parse(self.mix)  # a preset's name or weights; MixError says what is wrong
         self.references_schedule = ReferencesSchedule.parse(self.references_schedule).text
-        if self.env_url and self.references_schedule != DEFAULT_SCHEDULE:
-            raise InputError(f"--references-schedule {self.references_schedule} works with the "
-                             "reward in process only: an environment server (--env-url) "
-                             "draws its references itself, half from love; drop --env-url or "
-                             "the schedule")
         if self.prompt not in ("full", "short"):
             raise InputError(f"--prompt must be full or short, got {self.prompt!r}")
         settings.fill(self)  # unset: the variable, else the default; given: the field's rules

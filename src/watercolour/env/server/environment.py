@@ -84,7 +84,7 @@ REVISION_PROMPT_WITH_RENDER = (
     "Here is what your painting looks like (the render is attached): {critique} Revise the "
     "sketch and reply with the complete new version in one fenced JavaScript code block.")
 RESET_OPTIONS = ("seed", "episode_id", "subject", "render_seed", "turns", "max_turns",
-                 "include_png", "show_render", "improvement_bonus")
+                 "include_png", "show_render", "improvement_bonus", "love_references")
 
 
 def episode_reward(history: list[TurnRecord], bonus: float = 0.0, floor: float = 0.3
@@ -190,16 +190,18 @@ class Service:
             self.sessions -= 1
 
     # ------------------------------------------------------------ scoring
-    def evaluate(self, reply: str, subject: str, seed: int, render_seed: int
-                 ) -> tuple[Evaluation, bool | None]:
-        """One rollout, and whether its render came from the cache."""
+    def evaluate(self, reply: str, subject: str, seed: int, render_seed: int,
+                 love: int | None = None) -> tuple[Evaluation, bool | None]:
+        """One rollout, and whether its render came from the cache. ``love``: how many
+        references come from the love tier (None: the default draw)."""
         with self._lock:
             self.steps_running += 1
             self.peak_steps = max(self.peak_steps, self.steps_running)
         self.cache.reset_last()
         try:
             evaluation = self.rewarder.evaluate(reply, subject=subject, seed=seed,
-                                                render_seed=render_seed)
+                                                render_seed=render_seed,
+                                                **({} if love is None else {"love": love}))
         finally:
             with self._lock:
                 self.steps_running -= 1
@@ -256,14 +258,16 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
               subject: str | None = None, render_seed: int | None = None,
               turns: int | None = None, max_turns: int | None = None,
               include_png: bool = False, show_render: bool = False,
-              improvement_bonus: float | None = None, **unknown: Any
-              ) -> WatercolourObservation:
+              improvement_bonus: float | None = None, love_references: int | None = None,
+              **unknown: Any) -> WatercolourObservation:
         """A new episode. ``seed``: the group seed (default the reward's); ``subject``: what
         to paint; ``render_seed``: the sketch's seed (default from ``seed``; every turn of the
         episode renders with it); ``turns`` (or ``max_turns``): turns allowed (default 1;
         1..the server's limit); ``show_render`` (or ``include_png``): observations carry the
         render; ``improvement_bonus``: this episode's bonus (default the server's,
-        ``WATERCOLOUR_ENV_IMPROVEMENT_BONUS``)."""
+        ``WATERCOLOUR_ENV_IMPROVEMENT_BONUS``); ``love_references``: how many of the
+        references come from the pool's love tier (0..references; default references // 2,
+        the draw of every committed run; a trainer's curriculum sets it per step)."""
         if unknown:
             raise ValueError(f"unknown reset option(s): {', '.join(sorted(unknown))} (known: "
                              f"{', '.join(RESET_OPTIONS)})")
@@ -291,11 +295,18 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         bonus = config.improvement_bonus if improvement_bonus is None else improvement_bonus
         if isinstance(bonus, bool) or not isinstance(bonus, int | float) or not 0 <= bonus <= 1:
             raise ValueError(f"improvement_bonus must be a number from 0 to 1, got {bonus!r}")
-        references = self.service.rewarder.references(seed, subject)
+        if love_references is not None:
+            n = config.reward.references
+            if isinstance(love_references, bool) or not isinstance(love_references, int) \
+                    or not 0 <= love_references <= n:
+                raise ValueError(f"love_references must be a whole number from 0 to {n} (the "
+                                 f"server's references a group), got {love_references!r}")
+        references = self.service.rewarder.references(seed, subject, love_references)
         self._state = WatercolourState(
             episode_id=str(episode_id or uuid.uuid4()), step_count=0, seed=seed,
             render_seed=render_seed, subject=subject,
-            reference_ids=references.ids if references is not None else [], turn=0,
+            reference_ids=references.ids if references is not None else [],
+            love_references=love_references, turn=0,
             max_turns=count, include_png=include_png or show_render, done=False,
             improvement_bonus=float(bonus), improvement_floor=config.improvement_floor)
         self._reset_done = True
@@ -327,7 +338,7 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
                                "turns): reset first")
         start = time.monotonic()
         evaluation, hit = self.service.evaluate(action.reply, state.subject, state.seed or 0,
-                                                state.render_seed or 0)
+                                                state.render_seed or 0, state.love_references)
         turn = state.turn + 1
         done = turn >= state.max_turns or evaluation.status == "unavailable"
         record = turn_record(evaluation, action.reply, turn,
