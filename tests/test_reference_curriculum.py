@@ -337,3 +337,23 @@ def test_the_remote_rewarder_sends_the_love_count(tmp_path):
     assert only.record.references["tiers"] == ["love"] * 4
     assert too_many.status == "unavailable" and too_many.reward is None
     assert "love_references must be" in too_many.to_dict()["unavailable"]["reason"]
+
+
+def test_the_multi_turn_rollout_draws_by_the_schedule():
+    from types import SimpleNamespace
+
+    from watercolour.rewards import RewardConfig
+    from watercolour.train.episodes import EpisodeRollout
+
+    source = DrawingRewarder(RewardConfig.from_env(environ={}))
+    episodes = EpisodeRollout(source, 2, "a lotus", bonus=0.0, floor=0.3,
+                              schedule=ReferencesSchedule.parse("steps:0=0.25,5=1"))
+    state = SimpleNamespace(max_steps=10)
+    first = episodes._score(["a" * 10, "b" * 10], ["k", "k"], 0, state)
+    later = episodes._score(["a" * 10], ["k"], 7, state)
+    assert source.loves == [1, 4]
+    assert first[0].record.references["tiers"] == ["love", "okay", "okay", "okay"]
+    assert later[0].record.references["tiers"] == ["love"] * 4
+    plain = EpisodeRollout(source, 2, "a lotus", bonus=0.0, floor=0.3)
+    plain._score(["a"], ["k"], 0, state)
+    assert source.loves[-1] is None  # no schedule: the source's default draw
