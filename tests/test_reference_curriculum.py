@@ -77,6 +77,21 @@ def test_the_schedules_give_the_love_count_by_step():
                 assert 0 <= schedule.love(step, n, 20) <= n
 
 
+def test_a_pool_too_small_for_the_schedule_is_refused_before_the_run():
+    small = pool(3, 1)
+    ReferencesSchedule.parse("love-only").check_pool(pool(4, 0), 4, 10)
+    with pytest.raises(InputError, match="up to 4 of 4 references from 'love'; the pool "
+                                         "synthetic holds 3"):
+        ReferencesSchedule.parse("love-only").check_pool(small, 4, 10)
+    with pytest.raises(InputError, match="up to 2 of 4 references from 'okay'"):
+        ReferencesSchedule.parse("half").check_pool(small, 4, 10)
+    ReferencesSchedule.parse("steps:0=0.75,80=1").check_pool(small, 4, 60)  # never reaches 80
+    with pytest.raises(InputError, match="'love'"):
+        ReferencesSchedule.parse("steps:0=0.75,80=1").check_pool(small, 4, 100)
+    with pytest.raises(InputError, match="'love'"):
+        ReferencesSchedule.parse("steps:0=0.75,80=1").check_pool(small, 4)
+
+
 @pytest.mark.parametrize("text", ["third", "linear:0.5", "linear:0.5:1.5", "linear:a:1",
                                   "steps:10=0.5", "steps:0=0.5,0=1", "steps:0=0.5,x=1",
                                   "steps:0", "steps:0=-0.1", "love only"])

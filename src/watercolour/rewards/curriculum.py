@@ -127,6 +127,22 @@ class ReferencesSchedule:
         within 0..n."""
         return max(0, min(n, math.floor(self.share(step, total_steps) * n + 1e-9)))
 
+    def check_pool(self, pool: ReferencePool, n: int, total_steps: int | None = None) -> None:
+        """Refuse, before a run starts, a pool too small for the schedule's draws: the most
+        ``love`` references any step asks for, and the most ``okay`` ones.
+
+        Raises:
+            InputError: naming the tier, what it holds and what the schedule needs.
+        """
+        last = total_steps if total_steps else self.points[-1][0] + 1  # unknown: every piece
+        loves = [self.love(s, n, total_steps) for s in range(max(1, last))]
+        for tier, need in (("love", max(loves)), ("okay", n - min(loves))):
+            have = len(pool.tier(tier))
+            if have < need:
+                raise InputError(f"--references-schedule {self.text} draws up to {need} of "
+                                 f"{n} references from {tier!r}; the pool {pool.source} holds "
+                                 f"{have}")
+
     def describe(self) -> str:
         return self.text
 

@@ -327,6 +327,10 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
         else:
             source = rewarder if isinstance(rewarder, GuardedRewarder) else \
                 GuardedRewarder(rewarder, config)
+        inner_pool = getattr(getattr(source, "inner", None), "pool", None)
+        if inner_pool is not None and source.mix.needs("judge"):  # in process: checked now
+            run.schedule.check_pool(inner_pool, source.config.references,
+                                    training.max_steps if training.max_steps > 0 else None)
         on_scored = main_process_log(rollouts.append, training)
         episodes = None
         if run.turns > 1:  # episodes of several turns: TRL's rollout_func plays them
