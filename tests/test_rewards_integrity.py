@@ -282,3 +282,24 @@ def test_the_offline_scorer_knows_the_subject():
     details = scorer.details(sunflower, "a peach hibiscus")
     assert details["subject_factor"] < 0.5
     assert details["distances"]["other"] < details["distances"]["own"]
+
+
+def test_a_near_copy_scored_alone_is_still_ok_with_its_render_terms_zeroed(renderer):
+    # no rollout of the group is asked for its render terms: the copy still earns gate and
+    # length, never "unavailable" (the render terms did not fail; they were not owed)
+    pngs = {i: renderer.render(_procedural(i), seed=0).png for i in (1, 2, 3, 4)}
+    pool = ReferencePool.from_rows([
+        {"id": f"p{i}", "tier": "love" if i < 3 else "okay", "subject": "a peach hibiscus",
+         "sketch": _procedural(i), "png": png} for i, png in pngs.items()])
+    for mix in ("hps-only", "judge-led"):
+        rewarder = Rewarder(RewardConfig.from_env({}, mix=Mix.preset(mix)), pool=pool,
+                            renderer=renderer)
+        alone = rewarder.evaluate(f"```javascript\n{_procedural(1)}\n```",
+                                  subject="a peach hibiscus", seed=0)
+        assert alone.status == "ok" and alone.record.near_copy["painting"] == "p1", mix
+        for name in rewarder.mix.active():
+            if name not in ("gate", "length"):
+                assert alone.record.components[name].raw == 0.0
+                assert alone.record.components[name].zeroed == "near_copy"
+        length = alone.record.raw("length")
+        assert alone.reward == pytest.approx(0.05 + 0.05 * length)

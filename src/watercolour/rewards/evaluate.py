@@ -194,16 +194,14 @@ class Rewarder:
             own: dict[str, Score | None] = {}
             for c in RUBRIC:
                 timed = scored.get(c.name)
-                if timed is None:
+                if c.on_render and i in copied:  # owed nothing, whether or not others asked
+                    own[c.name] = Score(0.0)
+                elif timed is None:
                     own[c.name] = None
                 elif not c.on_render:
                     own[c.name] = timed.scores[i]
-                elif k is not None:
-                    own[c.name] = timed.scores[k]
-                elif i in copied:
-                    own[c.name] = Score(0.0)
                 else:
-                    own[c.name] = None
+                    own[c.name] = timed.scores[k] if k is not None else None
             total, status, missing, parts = combine(
                 self.mix, {n: (sc.raw if sc is not None else None) for n, sc in own.items()})
             components = {c.name: self._component(c, parts[c.name], own[c.name],
@@ -242,19 +240,14 @@ class Rewarder:
     def _score(self, group: Group) -> dict[str, _Timed]:
         """Every weighted component's scores; the render terms concurrently, and only when
         some rollout was rendered."""
-        out: dict[str, _Timed] = {}
-        for c in self.components:
-            if not c.on_render:
-                t = time.monotonic()
-                out[c.name] = _Timed(c.score(self, group), time.monotonic() - t)
-        on_render = [c for c in self.components if c.on_render]
-        if not group.asked or not on_render:
-            return out
-
         def timed(c: Component) -> _Timed:
             t = time.monotonic()
             return _Timed(c.score(self, group), time.monotonic() - t)
 
+        out = {c.name: timed(c) for c in self.components if not c.on_render}
+        on_render = [c for c in self.components if c.on_render]
+        if not group.asked or not on_render:
+            return out
         with concurrent.futures.ThreadPoolExecutor(len(on_render),
                                                    thread_name_prefix="reward") as pool:
             futures = {c.name: pool.submit(timed, c) for c in on_render}
