@@ -67,7 +67,8 @@ def love_option(schedule: ReferencesSchedule | None, step: int, n: int,
     return {"love": schedule.love(step, int(n), total)}
 
 
-def _prompt_key(prompt: Any) -> str:
+def prompt_key(prompt: Any) -> str:
+    """A prompt as the text its group is keyed and seeded by (a conversation: its JSON)."""
     return prompt if isinstance(prompt, str) else json.dumps(prompt, sort_keys=True,
                                                              default=str)
 
@@ -137,7 +138,7 @@ class RewardFunctions:
         state = kwargs.get("trainer_state")
         step = int(getattr(state, "global_step", 0) or 0)
         subjects = kwargs.get("subject")
-        key = (step, tuple(texts), tuple(_prompt_key(p) for p in prompts),
+        key = (step, tuple(texts), tuple(prompt_key(p) for p in prompts),
                tuple(subjects) if subjects else None)
         if key in self._cache:
             self._cache.move_to_end(key)
@@ -145,12 +146,12 @@ class RewardFunctions:
         results: list[Evaluation | None] = [None] * len(texts)
         groups: OrderedDict[str, list[int]] = OrderedDict()
         for i, p in enumerate(prompts):
-            groups.setdefault(_prompt_key(p), []).append(i)
+            groups.setdefault(prompt_key(p), []).append(i)
         base = self.rewarder.config.seed
         more = love_option(self.schedule, step, self.rewarder.config.references, state)
-        for prompt_key, rows in groups.items():
+        for key_text, rows in groups.items():
             subject = (subjects[rows[0]] if subjects else None) or self.default_subject
-            seed = group_seed(base, step, prompt_key)
+            seed = group_seed(base, step, key_text)
             evaluated = self.rewarder.evaluate_group([texts[i] for i in rows], subject, seed,
                                                      **more)
             for i, e in zip(rows, evaluated):

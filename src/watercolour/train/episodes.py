@@ -56,7 +56,6 @@ the render ``png/step-N/gGG-iII-tT.png``).
 
 from __future__ import annotations
 
-import json
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -67,7 +66,7 @@ from watercolour.env.models import TurnRecord
 from watercolour.env.server.environment import episode_reward, revision_prompt, turn_record
 from watercolour.rewards import Evaluation
 from watercolour.rewards.references import group_seed
-from watercolour.rewards.trl import love_option
+from watercolour.rewards.trl import love_option, prompt_key
 from watercolour.train.reward_source import batch_metrics, rendering_wall_s
 
 EPISODE_REWARD = "episode_reward"
@@ -80,11 +79,6 @@ def episode_columns(turns: int) -> tuple[str, ...]:
         return ()
     return (*(f"reward_turn{t}" for t in range(1, turns + 1)), "revision_beats_first",
             "improvement_bonus_mean")
-
-
-def _key(prompt: Any) -> str:
-    return prompt if isinstance(prompt, str) else json.dumps(prompt, sort_keys=True,
-                                                             default=str)
 
 
 def environment_turn_ids(tokenizer: Any, user_text: str, *, chat_template: Any = None,
@@ -186,7 +180,7 @@ class EpisodeRollout:
         step = int(trainer.state.global_step)
         tokenizer = trainer.processing_class
         ends = {*trainer.eos_token_ids, tokenizer.pad_token_id}
-        keys = [_key(p) for p in prompts]
+        keys = [prompt_key(p) for p in prompts]
         prompt_ids, _, _ = trainer._tokenize_prompts(prompts)
         prompt_ids = [list(ids) for ids in prompt_ids]
         completion: list[list[int]] = [[] for _ in prompts]
