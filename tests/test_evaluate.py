@@ -139,3 +139,24 @@ def test_evaluate_verb_is_reproducible_and_writes_its_files(tmp_path, capsys, mo
         runs.append(json.loads(out.read_text()))
     assert len(runs[0]["rows"]) == 3
     assert [r["reply"] for r in runs[0]["rows"]] == [r["reply"] for r in runs[1]["rows"]]
+
+
+def test_scoring_draws_each_groups_references_with_the_love_share_asked():
+    """--love-references reaches every group's draw (None: the rewarder's default half)."""
+    from types import SimpleNamespace
+
+    from watercolour.train.evaluate import score_replies
+
+    asked: list[tuple[int, int | None]] = []
+
+    class Recording:
+        def evaluate_group(self, chunk, subject, seed, love=None):
+            asked.append((seed, love))
+            return [SimpleNamespace(status="ok", reward=0.5, verdict=None, png=None)
+                    for _ in chunk]
+
+    rows, _ = score_replies(["a"] * 5, Recording(), "a lotus", seed=3, group=2, love=4)
+    assert len(rows) == 5 and asked == [(3, 4), (4, 4), (5, 4)]
+    asked.clear()
+    score_replies(["a"] * 2, Recording(), "a lotus", seed=0, group=2)
+    assert asked == [(0, None)]

@@ -60,6 +60,9 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
                    help="default WATERCOLOUR_GATE_MODE, else library")
     p.add_argument("--group", type=int, default=8,
                    help="replies that share one reference draw (default 8)")
+    p.add_argument("--love-references", type=int, default=None,
+                   help="how many of each group's references come from the love tier "
+                   "(default half; all of them: a harder bar)")
     p.add_argument("--batch", type=int, default=8, help="replies generated at once (default 8)")
     p.add_argument("--json", action="store_true",
                    help="print the summary as JSON (the rows, each reply included, go to --out)")
@@ -106,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     renderer = LazyRenderer()
     try:
         result = evaluate(policy, Rewarder(config, renderer=renderer), sampling,
-                          group=args.group, sheet=args.sheet)
+                          group=args.group, sheet=args.sheet, love=args.love_references)
     finally:
         renderer.close()
     result = {"recipe": args.recipe, "note": note, **result}

@@ -158,17 +158,19 @@ def sample_replies(model: Any, tokenizer: Any, sampling: Sampling) -> list[str]:
 
 
 def score_replies(replies: Sequence[str], rewarder: Any, subject: str, seed: int = 0,
-                  group: int = 8, known: set[str] | None = None
+                  group: int = 8, known: set[str] | None = None, love: int | None = None
                   ) -> tuple[list[dict[str, Any]], list[bytes | None]]:
     """One row per reply (status, reward, violations, ...) and its render (PNG or None);
-    group ``g`` draws its references with seed ``seed + g``."""
+    group ``g`` draws its references with seed ``seed + g``, ``love`` of them from the
+    ``love`` tier (default half)."""
     known = known if known is not None else set()
     rows: list[dict[str, Any]] = []
     pngs: list[bytes | None] = []
     for g in range(0, len(replies), group):
         chunk = replies[g:g + group]
         for reply, ev in zip(chunk, rewarder.evaluate_group(chunk, subject=subject,
-                                                            seed=seed + g // group)):
+                                                            seed=seed + g // group,
+                                                            love=love)):
             verdict = ev.verdict
             rows.append({"status": ev.status, "reward": ev.reward,
                          "violations": list(verdict.violations) if verdict else [],
@@ -235,9 +237,11 @@ def contact_sheet(rows: Sequence[dict[str, Any]], pngs: Sequence[bytes | None],
 
 def evaluate(policy: str | Policy, rewarder: Any, sampling: Sampling, group: int = 8,
              known: set[str] | None = None, sheet: str | Path | None = None,
-             model: Any = None, tokenizer: Any = None) -> dict[str, Any]:
+             model: Any = None, tokenizer: Any = None, love: int | None = None
+             ) -> dict[str, Any]:
     """Sample the policy, score the replies, summarise; the sheet to ``sheet`` when given.
-    ``model`` and ``tokenizer`` (already loaded) skip loading ``policy``."""
+    ``model`` and ``tokenizer`` (already loaded) skip loading ``policy``; ``love`` of each
+    group's references come from the ``love`` tier (default half)."""
     from watercolour.io import write_bytes_atomic
 
     started = time.perf_counter()
@@ -247,14 +251,15 @@ def evaluate(policy: str | Policy, rewarder: Any, sampling: Sampling, group: int
     loaded_s = time.perf_counter() - started
     replies = sample_replies(model, tokenizer, sampling)
     sampled_s = time.perf_counter() - started - loaded_s
-    rows, pngs = score_replies(replies, rewarder, sampling.subject, sampling.seed, group, known)
+    rows, pngs = score_replies(replies, rewarder, sampling.subject, sampling.seed, group, known,
+                               love)
     for row, reply in zip(rows, replies):
         row["reply"] = reply
     if sheet is not None:
         write_bytes_atomic(sheet, contact_sheet(rows, pngs))
     return {
         "policy": policy.name, "model": policy.model, "adapter": policy.adapter,
-        **asdict(sampling), "group": group,
+        **asdict(sampling), "group": group, "love_references": love,
         "gate_mode": rewarder.config.gate_mode, "mix": rewarder.config.mix.name,
         **summarise(rows),
         "copies_of_training_sketches": sum(r["copy_of_training_sketch"] for r in rows),

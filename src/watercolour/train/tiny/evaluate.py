@@ -50,18 +50,18 @@ def sample_replies(model_dir: str | Path, subject: str = DEFAULT_SUBJECT, n: int
 def evaluate_model(model_dir: str | Path, rewarder: Any, subject: str = DEFAULT_SUBJECT,
                    n: int = 64, seed: int = 0, group: int = 8,
                    known: set[str] | None = None, temperature: float = 1.0,
-                   top_p: float = 1.0) -> dict[str, Any]:
+                   top_p: float = 1.0, love: int | None = None) -> dict[str, Any]:
     """Sample ``n`` replies at ``temperature`` and ``top_p``, score them in groups of
-    ``group`` (group ``g`` draws references with seed ``seed + g``), and summarise: gate pass
-    rate, rejection reasons, rewards."""
+    ``group`` (group ``g`` draws references with seed ``seed + g``, ``love`` of them from the
+    ``love`` tier, default half), and summarise: gate pass rate, rejection reasons, rewards."""
     started = time.perf_counter()
     replies = sample_replies(model_dir, subject, n, seed, temperature=temperature, top_p=top_p)
     sampled_s = time.perf_counter() - started
-    rows, _ = score_replies(replies, rewarder, subject, seed, group, known)
+    rows, _ = score_replies(replies, rewarder, subject, seed, group, known, love)
     summary = summarise(rows)
     return {
         "model": str(model_dir), "subject": subject, "samples": n, "seed": seed,
-        "temperature": temperature, "top_p": top_p,
+        "temperature": temperature, "top_p": top_p, "love_references": love,
         "gate_mode": rewarder.config.gate_mode, "mix": rewarder.config.mix.name,
         **{k: summary[k] for k in ("passed", "pass_rate", "rejection_reasons", "unavailable",
                                    "mean_reward", "mean_reward_of_passed")},
@@ -120,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top-p", type=float, default=None,
                         help="nucleus sampling: keep the likeliest tokens up to this mass "
                              "(default 1, or the recipe's)")
+    parser.add_argument("--love-references", type=int, default=None,
+                        help="how many of each group's references come from the love tier "
+                        "(default half of --references; all of them is the harder bar)")
     parser.add_argument("--untrained", action="store_true", help="evaluate the model before "
                         "its warm start: the same architecture and tokenizer, random weights")
     args = parser.parse_args(argv)
@@ -137,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     with Renderer() as renderer:
         result = evaluate_model(model, Rewarder(config, renderer=renderer), n=args.samples,
                                 seed=args.seed, known=known, temperature=temperature,
-                                top_p=top_p)
+                                top_p=top_p, love=args.love_references)
     write_json_atomic(args.out, {"recipe": args.recipe, **result})
     print(f"{result['passed']}/{result['samples']} pass the allowlist gate at temperature "
           f"{temperature}, top-p {top_p} "

@@ -1,13 +1,16 @@
 """The tiny painter's longer runs, and what of them the book reads (``results/tiny/<mix>/``).
 
     python -m watercolour.train.tiny.runs --mix judge-led --pool runs/main/pool
+    python -m watercolour.train.tiny.runs --mix judge-led --pool runs/main/pool \
+        --references-schedule linear:0.5:1.0 --name judge-led-curriculum
 
-trains ``tiny-cpu`` (60 steps of 2 prompts x 8 generations) into ``runs/tiny/<mix>`` and
-publishes into ``results/tiny/<mix>/``: ``metrics.csv`` (one row per step), ``run.json`` (the
-resolved configuration), ``analysis.json`` (:func:`watercolour.analysis.analyse` of the curve
-and the rollouts), ``rollouts-summary.json`` (per step and per third: outcomes, rewards,
-n_shapes, paint) and ``contact-sheet.png`` (one row per step-third: the paintings nearest that
-third's median reward). ``--publish-only`` republishes an existing run.
+trains ``tiny-cpu`` (60 steps of 2 prompts x 8 generations) into ``runs/tiny/<name>`` and
+publishes into ``results/tiny/<name>/`` (the name defaults to the mix): ``metrics.csv`` (one
+row per step), ``run.json`` (the resolved configuration), ``analysis.json``
+(:func:`watercolour.analysis.analyse` of the curve and the rollouts), ``rollouts-summary.json``
+(per step and per third: outcomes, rewards, n_shapes, paint) and ``contact-sheet.png`` (one
+row per step-third: the paintings nearest that third's median reward). ``--publish-only``
+republishes an existing run.
 """
 
 from __future__ import annotations
@@ -131,6 +134,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pool", default=None, help="the reference pool (default: the "
                         f"trainer's, WATERCOLOUR_POOL else {DEFAULT_POOL})")
     parser.add_argument("--steps", type=int, default=60)
+    parser.add_argument("--references-schedule", default=None,
+                        help="the references' tier mix by step (see watercolour train --help; "
+                        "default the trainer's, half love)")
+    parser.add_argument("--name", default=None,
+                        help="the run's folder under --runs and --results (default the mix)")
     parser.add_argument("--runs", default="runs/tiny", help="where the run itself goes")
     parser.add_argument("--results", default="results/tiny",
                         help="where it is published (default results/tiny, here: in a checkout "
@@ -138,20 +146,23 @@ def main(argv: list[str] | None = None) -> int:
                         "run from an installed package never writes into)")
     parser.add_argument("--publish-only", action="store_true")
     args = parser.parse_args(argv)
-    run = Path(args.runs) / args.mix
+    name = args.name or args.mix
+    run = Path(args.runs) / name
     if not args.publish_only:
         from watercolour.train.config import parse_args
         from watercolour.train.trainer import train
 
         flags = ["--config", "tiny-cpu", "--mix", args.mix, "--max-steps", str(args.steps),
                  "--n-episodes", str(args.steps), "--out", str(run),
-                 "--run-name", f"tiny-{args.mix}"]
+                 "--run-name", f"tiny-{name}"]
+        if args.references_schedule:
+            flags += ["--references-schedule", args.references_schedule]
         if args.pool:
             flags += ["--pool", args.pool]
         if run.exists() and (run / "rollouts").exists():
             flags.append("--resume")
         train(*parse_args(flags))
-    analysis = publish(run, Path(args.results) / args.mix)
+    analysis = publish(run, Path(args.results) / name)
     for line in _headline(analysis):
         print(line)
     return 0
