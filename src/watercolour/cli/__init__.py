@@ -19,6 +19,7 @@ from watercolour.cli import (
     render,
     score,
     serve,
+    sft,
     train,
 )
 from watercolour.errors import exit_status
@@ -34,6 +35,7 @@ VERBS = {
     "serve": serve,
     "client": client,
     "train": train,
+    "sft": sft,
     "evaluate": evaluate,
 }
 

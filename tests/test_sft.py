@@ -1,0 +1,160 @@
+"""``watercolour sft``: the pool as prompt-completion examples, the filters, the recipes' dry
+runs, and one real tiny run on builtin:tiny-qwen3 (with a resume)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pool_helpers import rows
+
+from watercolour.errors import InputError
+from watercolour.gates.extract import extract_sketch
+from watercolour.javascript import parse
+from watercolour.pool.dataset import write_pool_folder
+from watercolour.train.config import parse_args as train_parse_args
+from watercolour.train.sft import dry_run, parse_args, train
+from watercolour.train.sft_data import build_examples, reply, strip_comments
+from watercolour.train.trainer import prompt_messages
+
+SKETCH = """// A red poppy.
+// Petals in passes.
+
+const URL = 'http://example.com/a//b'; // where it came from
+const N = 5;
+
+
+function setup() {
+  createCanvas(512, 512, WEBGL); // (0, 0) is the centre
+  background('#f6f0e4');
+  noLoop();
+}
+
+function draw() {
+  // paint here
+  const s = "a // not a comment";
+  const r = /\\/\\//g;
+  /* a block comment stays */
+  brush.fill('#c33', 120);
+}
+"""
+
+
+def code_tokens(code: str) -> list[str]:
+    """The leaves of the parse tree, comments left out: what the code is."""
+    out, stack = [], [parse(code).root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "comment":
+            continue
+        if node.child_count == 0:
+            out.append(node.text.decode())
+        stack.extend(reversed(node.children))
+    return out
+
+
+@pytest.fixture(scope="module")
+def pool(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("sft") / "pool"
+    made = rows(3, 4)
+    for i, row in enumerate(made):
+        row["sketch"] = SKETCH.replace("N = 5", f"N = {i}") + "\n" * (i * 40)
+    return write_pool_folder(made, folder)
+
+
+def test_rows_are_the_grpo_prompt_and_the_fenced_sketch(pool):
+    examples = build_examples(pool, tiers=["love"])
+    assert examples.counts == {"selected": 3, "too_long": 0, "kept": 3}
+    for row in examples.rows:
+        subject = row["prompt"][-1]["content"].removeprefix("Paint ").removesuffix(
+            " in watercolour.")
+        run, _ = train_parse_args(["--subject", subject])
+        assert row["prompt"] == prompt_messages(run)  # exactly what GRPO training sends
+        [turn] = row["completion"]
+        assert turn["role"] == "assistant"
+        assert turn["content"].startswith("```javascript\n") and turn["content"].endswith("```")
+        extracted = extract_sketch(turn["content"])
+        assert extracted.kind == "fenced" and "N = " in extracted.code
+    short = build_examples(pool, tiers=["okay"], prompt="short")
+    assert short.counts["kept"] == 4 and [m["role"] for m in short.rows[0]["prompt"]] == ["user"]
+
+
+def test_strip_comments_keeps_the_code_and_strings_with_slashes():
+    stripped = strip_comments(SKETCH)
+    assert code_tokens(stripped) == code_tokens(SKETCH)
+    assert "'http://example.com/a//b'" in stripped and '"a // not a comment"' in stripped
+    assert "/* a block comment stays */" in stripped and "/\\/\\//g" in stripped
+    assert "// A red poppy" not in stripped and "the centre" not in stripped
+    assert "\n\n\n" not in stripped and not stripped.startswith("\n")
+    assert strip_comments("function (") == "function ("  # broken code: left alone
+    assert reply(stripped) == f"```javascript\n{stripped}```"
+
+
+def test_max_sketch_tokens_drops_long_replies_with_a_count(pool):
+    lines = lambda text: text.count("\n")  # noqa: E731  # a stand-in tokenizer
+    every = build_examples(pool, count_tokens=lines)
+    limit = sorted(every.completion_tokens)[3]
+    kept = build_examples(pool, max_sketch_tokens=limit, count_tokens=lines)
+    assert kept.counts["selected"] == 7 and kept.counts["kept"] == 4
+    assert kept.counts["too_long"] == 3 and max(kept.completion_tokens) <= limit
+    with pytest.raises(InputError, match="all 7 selected sketches are longer"):
+        build_examples(pool, max_sketch_tokens=1, count_tokens=lines)
+
+
+def test_bad_tier_empty_selection_and_missing_pool_are_one_input_error(pool, tmp_path):
+    with pytest.raises(InputError, match="unknown tier 'reject'"):
+        parse_args(["--tiers", "love,reject"])
+    with pytest.raises(InputError, match="no sketch of tiers love and subjects"):
+        build_examples(pool, tiers=["love"], subjects=["a blue iris"])
+    with pytest.raises(InputError, match="--pool: no pool folder"):
+        build_examples(tmp_path / "nowhere")
+
+
+@pytest.mark.parametrize("recipe", ["sft-cpu", "sft-4b"])
+def test_the_recipes_parse_and_dry_run(recipe, pool, tmp_path, monkeypatch):
+    sft, training = parse_args(["--config", recipe, "--pool", str(pool), "--out",
+                                str(tmp_path / "out"), "--dry-run"])
+    assert sft.use_peft and sft.lora_target_modules == "all-linear" and training.seed == 0
+    if recipe == "sft-4b":  # the GPU recipe: parsed and planned, no 4B weights loaded
+        assert training.bf16 and sft.dtype == "bfloat16"
+        assert sft.chat_template_kwargs == {"enable_thinking": False}
+        sft.model_name_or_path = "builtin:mini-qwen3.5"  # the class, without the Qwen3.5 vocab
+    else:
+        assert not training.bf16 and sft.strip_comments and sft.max_sketch_tokens == 3000
+        sft.model_name_or_path = "builtin:tiny-qwen3"  # SmolLM2 may not be converted here
+    data = dry_run(sft, training)
+    assert data["kept"] == 7 and data["completion_tokens"]["max"] > 0
+    assert not (tmp_path / "out").exists()
+    params = data["parameters"]
+    assert 0 < params["trainable_params"] < params["total_params"]
+    if recipe == "sft-4b":
+        assert params["model_class"].endswith("ForConditionalGeneration")
+        assert params["vision_tower_adapted"] is False
+
+
+def test_a_tiny_run_resumes_and_leaves_a_plain_model(pool, tmp_path):
+    from transformers import AutoModelForCausalLM
+
+    out = tmp_path / "sft"
+    flags = ["--model", "builtin:tiny-qwen3", "--pool", str(pool), "--out", str(out),
+             "--per-device-batch-size", "2", "--save_steps", "2", "--max_length", "1024",
+             "--lora_r", "4", "--strip_comments", "--report_to", "none"]
+    sft, training = parse_args([*flags, "--steps", "2"])
+    first = train(sft, training, log=lambda *_: None)
+    assert first["global_step"] == 2 and first["completion_only_loss"] is True
+    assert (out / "checkpoint-2").is_dir() and (out / "final" / "config.json").is_file()
+    with pytest.raises(InputError, match="every example's prompt alone"):
+        train(*parse_args([*flags, "--steps", "2", "--max_length", "300", "--out",
+                           str(tmp_path / "short")]), log=lambda *_: None)
+    with pytest.raises(InputError, match="already holds a run"):
+        train(*parse_args([*flags, "--steps", "4"]), log=lambda *_: None)
+    sft, training = parse_args([*flags, "--steps", "4", "--resume"])
+    record = train(sft, training, log=lambda *_: None)
+    assert record["resumed_from"] == "checkpoint-2" and record["global_step"] == 4
+    assert [e["step"] for e in record["loss"]] == [1, 2, 3, 4]
+    saved = json.loads((out / "sft.json").read_text())
+    assert saved["examples"]["kept"] == 7 and saved["seconds"] > 0
+    model = AutoModelForCausalLM.from_pretrained(out / "final")
+    assert not any("lora" in name for name, _ in model.named_parameters())
+    assert (out / "final" / "chat_template.jinja").is_file() or \
+        "chat_template" in (out / "final" / "tokenizer_config.json").read_text()
