@@ -204,9 +204,12 @@ def test_the_book_builds_offline(tmp_path, monkeypatch):
 
     # in a real browser the widget renders and nothing is fetched from outside the book
     _check_page_offline(page)
+    # the pool chapter's rating widget renders with its keyboard box (the shortcuts named)
+    pool_page = html_dir / "notebooks" / "04_building_the_pool.html"
+    _check_page_offline(pool_page, expect="input[placeholder^='click here, then type: ']")
 
 
-def _check_page_offline(page: Path) -> None:
+def _check_page_offline(page: Path, expect: str = ".widget-tab") -> None:
     from playwright.sync_api import sync_playwright
 
     from watercolour.render.browser import find_chromium
@@ -221,7 +224,11 @@ def _check_page_offline(page: Path) -> None:
             tab.on("requestfailed", lambda r: failed.append(r.url))
             tab.route("http*://**", lambda route: route.abort())  # no network, as offline
             tab.goto(page.as_uri())
-            tab.wait_for_selector(".widget-tab", timeout=20_000)
+            tab.wait_for_selector(expect, timeout=20_000)
+            if expect != ".widget-tab":
+                placeholder = tab.get_attribute(expect, "placeholder") or ""
+                assert all(f"{key} {name}" in placeholder for key, name in
+                           (("1", "love"), ("2", "okay"), ("u", "undo"))), placeholder
             tab.wait_for_timeout(500)
         finally:
             browser.close()
