@@ -1,0 +1,105 @@
+"""Before and after a supervised warm start: the same policy sampled on the same seeds, before
+(``--before``, e.g. the base model) and after (``--after``, ``watercolour sft``'s ``final/``),
+scored by one reward, side by side.
+
+    python -m watercolour.train.sft_eval --before builtin:smollm2-135m-instruct \\
+        --after runs/sft/smollm2/final --pool runs/main/pool --samples 32 \\
+        --max-new-tokens 2560 --temperature 0.7 --out results/sft/smollm2
+
+writes ``OUT/eval.json`` (``{"samples": N, "before": {...}, "after": {...}}``: each side's gate
+pass rate, rejection reasons, reward mean and spread, and one row per sample without its
+text) and ``OUT/before.png`` / ``OUT/after.png`` (every sample's render or why it was
+rejected, in order). The work is :func:`watercolour.train.evaluate.evaluate`'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from watercolour.train.evaluate import Sampling
+
+SIDES = ("before", "after")
+KEPT = ("policy", "model", "adapter", "gate_mode", "mix", "passed", "pass_rate",
+        "rejection_reasons", "violations", "unavailable", "mean_reward", "reward",
+        "mean_reward_of_passed", "reward_of_passed", "load_s", "sampling_s", "seconds")
+"""What each side keeps of an evaluation (its sampling is the file's own)."""
+
+
+def side_record(result: dict[str, Any]) -> dict[str, Any]:
+    """One side of the comparison: the summary, and the rows without the replies' text (their
+    length kept)."""
+    rows = [{k: v for k, v in row.items() if k != "reply"} | {"reply_chars": len(row["reply"])}
+            for row in result["rows"]]
+    return {**{k: result.get(k) for k in KEPT}, "rows": rows}
+
+
+def compare(policies: dict[str, str], sampling: Sampling, rewarder: Any, out: Path,
+            group: int = 8) -> dict[str, Any]:
+    """Evaluate each of ``policies`` (``{"before": ..., "after": ...}``) with ``sampling`` and
+    ``rewarder``; write ``eval.json`` and one contact sheet per side into ``out``."""
+    from watercolour.io import write_json_atomic
+    from watercolour.train.evaluate import evaluate
+
+    out.mkdir(parents=True, exist_ok=True)
+    record: dict[str, Any] = {"samples": sampling.samples, "sampling": asdict(sampling),
+                              "group": group}
+    for side, policy in policies.items():
+        result = evaluate(policy, rewarder, sampling, group=group, sheet=out / f"{side}.png")
+        record[side] = side_record(result)
+        write_json_atomic(out / "eval.json", record)  # a side at a time: a crash keeps one
+    return record
+
+
+def headline(record: dict[str, Any]) -> str:
+    """One line per side: pass rate, reasons, mean reward."""
+    lines = []
+    for side in SIDES:
+        s = record.get(side)
+        if s:
+            lines.append(f"{side}: {s['passed']}/{record['samples']} pass the {s['gate_mode']} "
+                         f"gate ({s['rejection_reasons']}); mean reward {s['mean_reward']}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from watercolour.cli.gate import LazyRenderer
+    from watercolour.rewards import Rewarder
+    from watercolour.train.evaluate import reward_config
+
+    parser = argparse.ArgumentParser(prog="python -m watercolour.train.sft_eval",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--before", required=True, help="the policy before (builtin, folder)")
+    parser.add_argument("--after", required=True, help="the policy after (a model folder)")
+    parser.add_argument("--out", type=Path, required=True, help="where eval.json and the "
+                        "contact sheets go")
+    parser.add_argument("--pool", default=None, help="the reference pool (the judge's)")
+    parser.add_argument("--mix", default="judge-led")
+    parser.add_argument("--gate-mode", choices=("library", "allowlist"), default="library")
+    parser.add_argument("--samples", type=int, default=32)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--max-new-tokens", type=int, default=2560)
+    parser.add_argument("--temperature", type=float, default=0.7)
+    parser.add_argument("--top-p", type=float, default=0.95)
+    parser.add_argument("--prompt", choices=("full", "short"), default="full")
+    parser.add_argument("--batch", type=int, default=8)
+    args = parser.parse_args(argv)
+    sampling = Sampling(samples=args.samples, seed=args.seed, max_new_tokens=args.max_new_tokens,
+                        temperature=args.temperature, top_p=args.top_p, prompt=args.prompt,
+                        batch=args.batch)
+    config, _ = reward_config(args.mix, args.pool, args.gate_mode)
+    renderer = LazyRenderer()
+    try:
+        record = compare({"before": args.before, "after": args.after}, sampling,
+                         Rewarder(config, renderer=renderer), args.out)
+    finally:
+        renderer.close()
+    print(headline(record), file=sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
