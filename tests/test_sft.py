@@ -118,7 +118,7 @@ def test_the_recipes_parse_and_dry_run(recipe, pool, tmp_path, monkeypatch):
     if recipe == "sft-4b":  # the GPU recipe: parsed and planned, no 4B weights loaded
         assert training.bf16 and sft.dtype == "bfloat16"
         assert sft.chat_template_kwargs == {"enable_thinking": False}
-        sft.model_name_or_path = "builtin:mini-qwen3.5"  # the class, without the Qwen3.5 vocab
+        sft.model_name_or_path = "builtin:mini-qwen3.5"  # the 4B class, tiny widths
     else:
         assert not training.bf16 and sft.strip_comments and sft.max_sketch_tokens == 3000
         sft.model_name_or_path = "builtin:tiny-qwen3"  # SmolLM2 may not be converted here
