@@ -84,7 +84,7 @@ def test_the_gpu_recipes_and_bf16_load_the_weights_in_bfloat16(recipe, dtype):
     assert t.load_dtype == "bfloat16" and not t.bf16
 
 
-@pytest.mark.parametrize("recipe", ["tiny-cpu", "smoke-4b", "full-35b"])
+@pytest.mark.parametrize("recipe", ["tiny-cpu", "smoke-4b", "full-35b", "revise-4b"])
 def test_every_recipe_parses(recipe):
     _run, t = parse_args(["--config", str(ROOT / f"recipes/{recipe}.yaml")])
     assert t.generation_batch_size % t.num_generations == 0
@@ -285,7 +285,7 @@ def test_the_published_aliases_are_trls_fields():
 
 
 @pytest.mark.parametrize("recipe, lora", [("tiny-cpu", False), ("smoke-4b", True),
-                                          ("full-35b", True)])
+                                          ("full-35b", True), ("revise-4b", True)])
 def test_the_recipes_use_trls_field_names(recipe, lora):
     import yaml
 

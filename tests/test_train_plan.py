@@ -174,3 +174,19 @@ def test_the_plain_dry_run_names_the_class_the_dtype_and_the_vision_tower(capsys
     assert "weights loaded in bfloat16" in out
     assert "Qwen3_5ForConditionalGeneration" in out and "32,464,896 trainable" in out
     assert "vision tower adapted: False" in out
+
+
+def test_the_revise_recipe_dry_run_shows_the_render_and_adapts_the_vision_tower(capsys):
+    from watercolour.train.config import parse_args
+    from watercolour.train.trainer import dry_run, print_dry_run
+
+    run, training = parse_args(["--config", "revise-4b", "--dry-run"])
+    data = dry_run(run, training)
+    assert run.turns == 2 and data["show_render"] is True
+    assert data["lora_plan"]["vision_tower_adapted"] is True
+    print_dry_run(data, as_json=False)
+    out = capsys.readouterr().out
+    assert "Qwen3_5ForConditionalGeneration" in out and "vision tower adapted: True" in out
+    assert "episodes of 2 turns: the revision turn shows the critique and the render" in out
+    run, training = parse_args(["--config", "revise-4b", "--show-render", "false"])
+    assert dry_run(run, training)["show_render"] is False

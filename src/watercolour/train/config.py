@@ -57,6 +57,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from transformers.hf_argparser import string_to_bool
 from trl import GRPOConfig, ModelConfig, TrlParser
 
 from watercolour import settings
@@ -118,7 +119,9 @@ class RunArguments(ModelConfig):
                 "are all-linear."})
     adapt_vision: bool = field(default=False, metadata={
         "help": "Also put LoRA adapters on the model's vision tower (Qwen3.5's model.visual). "
-                "Off by default: the policy reads a text prompt only, so the tower never runs; "
+                "Off by default: a single-turn policy reads a text prompt only, so the tower never "
+                "runs (in episodes with --show-render it encodes the render, and turn 2's "
+                "loss reaches it: recipes/revise-4b.yaml turns this on); "
                 "all-linear would otherwise adapt it too (7,978,496 of 30,455,936 trainable "
                 "parameters on Qwen3.5-35B-A3B)."})
     env_url: list[str] = field(default_factory=list, metadata={
@@ -166,6 +169,13 @@ class RunArguments(ModelConfig):
                 "rewarded by the episode's reward (the last turn's, plus "
                 "WATERCOLOUR_ENV_IMPROVEMENT_BONUS's bonus); the critique's tokens are masked "
                 "out of the loss; metrics.csv gains reward_turn1..K and revision_beats_first."})
+    show_render: bool | None = field(default=None, metadata={
+        "nargs": "?", "const": True, "type": string_to_bool,
+        "help": "With --turns K > 1: the revision turn shows the policy its render as a "
+                "picture beside the critique (in generation and in the loss's forward pass). "
+                "Unset: on for a vision policy (a ...ForConditionalGeneration with a vision "
+                "tower and an image processor: Qwen3.5), off for a text one; true for a text "
+                "policy is an error."})
     n_episodes: int = field(default=240, metadata={
         "help": "Prompts in the training dataset (each gives one group of num_generations)."})
     resume: str | None = field(default=None, metadata={

@@ -40,11 +40,32 @@ Each turn may write up to ``max_completion_length`` tokens.
   ``completion_mask * env_mask``). On CPU without vLLM this is the path that works; it sets
   ``logprobs`` to None, as TRL's own transformers path does.
 
-What it does not do yet: the render is not put into the conversation for a vision policy
-(TRL's ``rollout_func`` path drops images from the forward pass); episodes read their subject
-from ``--subject`` (the dataset has one subject); the environment's turn is located in the
-chat template's rendering by TRL's own rule (the conversation's tokens up to the last
-end-of-turn are a prefix of the conversation with one more turn), which ChatML templates keep.
+**A vision policy sees its render** (``--show-render``; unset: on for a vision policy, off for
+a text one, :mod:`watercolour.train.vision` says which policies are vision ones): the revision
+turn is a multimodal user message, the render first, then the critique
+(``[{"type": "image", ...}, {"type": "text", ...}]``, the revision prompt saying the render is
+attached), tokenized by the policy's processor, so the chat template puts the picture's
+vision tokens (Qwen3.5: ``<|vision_start|>``, one ``<|image_pad|>`` per merged 32 x 32 patch,
+``<|vision_end|>``) where the picture is. Turn 2 is generated with the picture's
+``pixel_values``, ``image_grid_thw`` and ``mm_token_type_ids`` (TRL's
+``_generate_single_turn`` passes a ``rollout_func``'s multimodal fields to ``generate``), and
+the rollout returns each episode's pictures (``images``) so that every forward pass of the
+batch, the loss's included, sees them (the trainer's part:
+:class:`~watercolour.train.trainer.WatercolourGRPOTrainer`; TRL 1.16's ``rollout_func`` path
+drops images otherwise). The picture's tokens are the environment's: ``env_mask`` is 0 on
+them as on the critique. A turn without a render (rejected before rendering, or a server that
+sent no PNG) gets the text-only critique. Why the render and not only its measurements: the
+critique is words about a picture the policy never saw; a vision policy can check its own
+shapes and colours, and the vision tower's gradient (``--adapt-vision``) can learn what to
+look at. Why a text policy is never shown one: it has no tower to read it.
+
+Limits: episodes read their subject from ``--subject`` (the dataset has one subject); the
+environment's turn is located in the chat template's rendering by TRL's rule for a tool's
+answer (what a new user turn adds after the assistant's end-of-turn token, the earlier turns
+rendered alike; Qwen3's and Qwen3.5's templates re-render the assistant turn itself without
+its reasoning block, which changes nothing here: the policy's own tokens stay as it wrote
+them); the images' inputs follow Qwen's layout (``image_grid_thw``), the one the policies here
+use.
 
 Logged per step (``metrics.csv``): ``reward_turn1``, ``reward_turn2``, ... (the mean reward of
 each turn's scored rollouts), ``revision_beats_first`` (the share of episodes, both ends scored,
@@ -64,6 +85,7 @@ from typing import Any
 
 from watercolour.env.models import TurnRecord
 from watercolour.env.server.environment import episode_reward, revision_prompt, turn_record
+from watercolour.errors import InputError
 from watercolour.rewards import Evaluation
 from watercolour.rewards.references import group_seed
 from watercolour.rewards.trl import love_option, prompt_key
@@ -71,6 +93,9 @@ from watercolour.train.reward_source import batch_metrics, rendering_wall_s
 
 EPISODE_REWARD = "episode_reward"
 """The per-rollout field the rollout returns and the reward function reads."""
+IMAGES = "images"
+"""The per-rollout field of the renders shown in the completion (PIL images, in order; None:
+none), which the trainer feeds to the forward pass (:mod:`watercolour.train.vision`)."""
 
 
 def episode_columns(turns: int) -> tuple[str, ...]:
@@ -81,27 +106,66 @@ def episode_columns(turns: int) -> tuple[str, ...]:
             "improvement_bonus_mean")
 
 
-def environment_turn_ids(tokenizer: Any, user_text: str, *, chat_template: Any = None,
-                         template_kwargs: dict[str, Any] | None = None) -> list[int]:
-    """The tokens of one environment turn (the user's message and the next assistant header)
-    as the chat template renders them after an assistant turn has ended: TRL's rule for a
-    tool's answer (``_get_tool_suffix_ids``), with a user turn."""
+def _rendered(processing_class: Any, conversation: list[dict[str, Any]], generation: bool,
+              chat_template: Any, kwargs: dict[str, Any]) -> tuple[list[int], dict[str, Any]]:
+    """The token ids of ``conversation`` as the chat template renders it, and (a processor's
+    picture) its image inputs as tensors."""
+    processor = hasattr(processing_class, "image_processor")
+    out = processing_class.apply_chat_template(
+        conversation, add_generation_prompt=generation, tokenize=True, return_dict=True,
+        chat_template=chat_template, **({"return_tensors": "pt"} if processor else {}),
+        **kwargs)
+    ids = out["input_ids"]
+    ids = ids[0] if processor else ids
+    fields = {k: out[k] for k in ("pixel_values", "image_grid_thw") if k in out}
+    return [int(t) for t in ids], fields
+
+
+def environment_turn(processing_class: Any, user_text: str, image: Any = None, *,
+                     chat_template: Any = None, template_kwargs: dict[str, Any] | None = None
+                     ) -> tuple[list[int], dict[str, Any]]:
+    """The tokens of one environment turn (the user's message, with ``image`` before the text
+    when given, and the next assistant header) as the chat template renders them after an
+    assistant turn has ended, and the picture's image inputs (``pixel_values``,
+    ``image_grid_thw``; none without ``image``). ``processing_class``: a tokenizer, or the
+    processor of a vision policy (needed for ``image``).
+
+    The rule is TRL's for a tool's answer (``_get_tool_suffix_ids``), with a user turn: render
+    a dummy exchange with and without the new turn and keep what the new turn adds after the
+    assistant turn's end-of-turn token. The earlier turns must render alike; the assistant turn
+    itself may not (Qwen3's and Qwen3.5's templates drop an earlier turn's reasoning block
+    once a user turn follows it: the policy's own tokens stay as it wrote them)."""
     kwargs = dict(template_kwargs or {})
+    tokenizer = getattr(processing_class, "tokenizer", processing_class)
+    if image is not None and not hasattr(processing_class, "image_processor"):
+        raise InputError("a picture in the environment's turn needs a vision policy's "
+                         "processor, not a tokenizer")
+    content: Any = user_text if image is None else [{"type": "image", "image": image},
+                                                    {"type": "text", "text": user_text}]
     talk = [{"role": "user", "content": "dummy"}, {"role": "assistant", "content": "dummy"}]
-    prefix = list(tokenizer.apply_chat_template(talk, add_generation_prompt=False,
-                                                tokenize=True, return_dict=False,
-                                                chat_template=chat_template, **kwargs))
-    full = list(tokenizer.apply_chat_template([*talk, {"role": "user", "content": user_text}],
-                                              add_generation_prompt=True, tokenize=True,
-                                              return_dict=False, chat_template=chat_template,
-                                              **kwargs))
-    ends = [i for i, t in enumerate(prefix) if t == tokenizer.eos_token_id]
-    if ends:
-        prefix = prefix[:ends[-1] + 1]
-    if full[:len(prefix)] != prefix:
+    prefix, _ = _rendered(processing_class, talk, False, chat_template, kwargs)
+    full, fields = _rendered(processing_class, [*talk, {"role": "user", "content": content}],
+                             True, chat_template, kwargs)
+    eos = tokenizer.eos_token_id
+    ends, full_ends = ([i for i, t in enumerate(ids) if t == eos] for ids in (prefix, full))
+    if not ends:  # no end-of-turn token: the whole prefix must come first (TRL's rule)
+        if full[:len(prefix)] != prefix:
+            raise ValueError("the chat template renders an earlier turn differently once "
+                             "another follows it: the environment's turn cannot be told apart")
+        return full[len(prefix):], fields
+    if len(full_ends) <= len(ends) or \
+            prefix[:ends[-2] + 1 if len(ends) > 1 else 0] != \
+            full[:ends[-2] + 1 if len(ends) > 1 else 0]:
         raise ValueError("the chat template renders an earlier turn differently once another "
                          "follows it: the environment's turn cannot be told apart")
-    return full[len(prefix):]
+    return full[full_ends[len(ends) - 1] + 1:], fields
+
+
+def environment_turn_ids(tokenizer: Any, user_text: str, *, chat_template: Any = None,
+                         template_kwargs: dict[str, Any] | None = None) -> list[int]:
+    """The tokens of a text-only environment turn (:func:`environment_turn`)."""
+    return environment_turn(tokenizer, user_text, chat_template=chat_template,
+                            template_kwargs=template_kwargs)[0]
 
 
 def places(keys: Sequence[str]) -> list[dict[str, int]]:
@@ -131,11 +195,13 @@ class EpisodeRollout:
         bonus, floor: the improvement bonus and its floor (default: the server's variables).
         schedule: the references' curriculum (:mod:`watercolour.rewards.curriculum`; None or
             ``half``: the source's default draw).
+        show_render: put each render into the revision turn as a picture (a vision policy:
+            the trainer's processing class is its processor).
     """
 
     def __init__(self, source: Any, turns: int, subject: str, on_scored: Scored | None = None,
                  bonus: float | None = None, floor: float | None = None,
-                 schedule: Any = None) -> None:
+                 schedule: Any = None, show_render: bool = False) -> None:
         if turns < 2:
             raise ValueError(f"an episode of revisions has at least 2 turns, got {turns}")
         if bonus is None or floor is None:
@@ -147,6 +213,7 @@ class EpisodeRollout:
         self.source, self.turns, self.subject = source, turns, subject
         self.on_scored = on_scored
         self.schedule = schedule
+        self.show_render = show_render
         self.bonus, self.floor = float(bonus), float(floor)
         self.last: list[list[TurnRecord]] = []  # the last batch's histories (tests, analysis)
 
@@ -176,22 +243,42 @@ class EpisodeRollout:
                 out[i] = e
         return [e for e in out if e is not None]
 
+    def _environment_turn(self, trainer: Any, record: TurnRecord, evaluation: Evaluation
+                          ) -> tuple[list[int], dict[str, Any], Any]:
+        """The environment's turn after ``record`` (the critique, and with ``show_render`` the
+        render when there is one): its tokens, image inputs and the picture (or None)."""
+        from watercolour.train.vision import png_image
+
+        image = png_image(evaluation.png) if self.show_render and evaluation.png else None
+        ids, fields = environment_turn(
+            trainer.processing_class, revision_prompt(record.critique, image is not None),
+            image, chat_template=trainer.chat_template,
+            template_kwargs=trainer.chat_template_kwargs)
+        return ids, fields, image
+
     def __call__(self, prompts: list[Any], trainer: Any) -> dict[str, Any]:
+        if self.show_render and not getattr(trainer, "_is_vlm", False):
+            raise InputError("show_render needs a vision policy: the trainer's processing "
+                             "class must be its processor")
         step = int(trainer.state.global_step)
-        tokenizer = trainer.processing_class
+        tokenizer = getattr(trainer, "_tokenizer", trainer.processing_class)
         ends = {*trainer.eos_token_ids, tokenizer.pad_token_id}
         keys = [prompt_key(p) for p in prompts]
         prompt_ids, _, _ = trainer._tokenize_prompts(prompts)
         prompt_ids = [list(ids) for ids in prompt_ids]
         completion: list[list[int]] = [[] for _ in prompts]
         mask: list[list[int]] = [[] for _ in prompts]
+        shown: list[list[tuple[Any, dict[str, Any]]]] = [[] for _ in prompts]  # per rollout
         histories: list[list[TurnRecord]] = [[] for _ in prompts]
         played: list[tuple[list[int], list[str], list[Evaluation]]] = []  # per turn
         active = list(range(len(prompts)))
         scoring = render = 0.0
         for turn in range(1, self.turns + 1):
+            asked = [prompt_ids[i] + completion[i] for i in active]
             written, _ = trainer._generate_single_turn(
-                [prompt_ids[i] + completion[i] for i in active], None, {}, len(active))
+                asked, None, generation_fields(asked, [shown[i] for i in active],
+                                               getattr(trainer, "_image_pad_token_id", None)),
+                len(active))
             written = [list(ids) for ids in written]
             replies = tokenizer.batch_decode(written, skip_special_tokens=True)
             started = time.perf_counter()
@@ -205,14 +292,15 @@ class EpisodeRollout:
                 completion[i] += ids
                 mask[i] += [1] * len(ids)
             # an unavailable turn ends its episode (reward None); the others go on
-            active = [i for i, e in zip(active, scored) if e.status != "unavailable"]
+            going = {i: e for i, e in zip(active, scored) if e.status != "unavailable"}
+            active = list(going)
             if turn == self.turns or not active:
                 break
-            for i in active:  # the environment's turn: the critique, asking for a revision
-                user = environment_turn_ids(
-                    tokenizer, revision_prompt(histories[i][-1].critique),
-                    chat_template=trainer.chat_template,
-                    template_kwargs=trainer.chat_template_kwargs)
+            for i in active:  # the environment's turn: the critique (+ the render), masked
+                user, fields, image = self._environment_turn(trainer, histories[i][-1],
+                                                             going[i])
+                if image is not None:
+                    shown[i].append((image, fields))
                 if completion[i][-1] not in ends:  # a turn cut off at the length limit
                     user = [tokenizer.eos_token_id, *user]
                 completion[i] += user
@@ -231,8 +319,11 @@ class EpisodeRollout:
             rows, _, scored = played[len(history) - 1]
             final.append(scored[rows.index(i)])
         self._log(trainer, histories, rewards, final, scoring, render)
-        return {"prompt_ids": prompt_ids, "completion_ids": completion, "logprobs": None,
-                "env_mask": mask, EPISODE_REWARD: [r for r, _ in rewards]}
+        out = {"prompt_ids": prompt_ids, "completion_ids": completion, "logprobs": None,
+               "env_mask": mask, EPISODE_REWARD: [r for r, _ in rewards]}
+        if self.show_render:
+            out[IMAGES] = [[image for image, _ in row] or None for row in shown]
+        return out
 
     def _log(self, trainer: Any, histories: list[list[TurnRecord]],
              rewards: Sequence[tuple[float | None, float]], final: list[Evaluation],
@@ -255,3 +346,20 @@ class EpisodeRollout:
         metrics["time/rewards_s"].append(scoring)
         metrics["time/render_s"].append(render)
         trainer.scoring_in_generation_s = scoring
+
+
+def generation_fields(asked: Sequence[Sequence[int]],
+                      shown: Sequence[Sequence[tuple[Any, dict[str, Any]]]],
+                      image_token_id: int | None) -> dict[str, Any]:
+    """The multimodal fields TRL's ``_generate_single_turn`` passes to ``generate`` for the
+    rows ``asked`` (token ids) that were shown the pictures ``shown`` (per row: (image, its
+    inputs), in order): every picture's ``pixel_values`` and ``image_grid_thw`` in row order and
+    ``mm_token_type_ids`` (1 on the image pad tokens; TRL left-pads it); none without one."""
+    import torch
+
+    inputs = [fields for row in shown for _, fields in row]
+    if not inputs:
+        return {}
+    return {"pixel_values": torch.cat([f["pixel_values"] for f in inputs]),
+            "image_grid_thw": torch.cat([f["image_grid_thw"] for f in inputs]),
+            "mm_token_type_ids": [[int(t == image_token_id) for t in ids] for ids in asked]}

@@ -64,26 +64,84 @@ class WatercolourGRPOTrainer(GRPOTrainer):
     """GRPOTrainer that times generation (``time/generation_s``) and keeps each generation
     batch's advantages (``advantage_log``: ``(step, [advantage, ...])``). A ``rollout_func``
     that scores between turns sets ``scoring_in_generation_s``: that time is the reward
-    stage's, not generation's."""
+    stage's, not generation's.
+
+    A ``rollout_func`` may return ``images`` (per rollout, the pictures its completion shows,
+    in order: a vision policy's renders, :mod:`watercolour.train.episodes`): their image inputs
+    go to every forward pass of the batch (the old and reference log-probabilities, and the
+    loss), so turn 2's log-probabilities are conditioned on the picture the policy saw. TRL
+    1.16 drops a ``rollout_func``'s images (``_generate`` sets ``images = None``) and builds
+    completion images' inputs only for tools' images (``if self.tools and ...``)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.advantage_log: list[tuple[int, list[float]]] = []
         self.scoring_in_generation_s = 0.0
+        self.episode_images: dict[str, Any] | None = None  # the batch's, while it is scored
 
     def _generate(self, prompts: list) -> Any:
+        from watercolour.train.episodes import IMAGES
+        from watercolour.train.vision import image_inputs
+
         started = time.perf_counter()
         out = super()._generate(prompts)
         elapsed = time.perf_counter() - started - self.scoring_in_generation_s
         self.scoring_in_generation_s = 0.0
         self._metrics["train"]["time/generation_s"].append(elapsed)
+        images = out[5].pop(IMAGES, None)  # extra_fields: not a reward function's argument
+        if images is not None:
+            self.episode_images = image_inputs(images, self.processing_class.image_processor)
         return out
 
     def _generate_and_score_completions(self, inputs: Any) -> Any:
-        out = super()._generate_and_score_completions(inputs)
+        try:
+            out = super()._generate_and_score_completions(inputs)
+            if self.episode_images is not None:  # for the loss (TRL splits them per row)
+                out.update({k: self.episode_images[k] for k in
+                            ("pixel_values", "image_grid_thw", "num_images")})
+        finally:
+            self.episode_images = None
         self.advantage_log.append((int(self.state.global_step),
                                    [float(a) for a in out["advantages"].reshape(-1)]))
         return out
+
+    def _get_per_token_logps_and_entropies(self, model: Any, input_ids: Any,
+                                           attention_mask: Any, logits_to_keep: int,
+                                           batch_size: int | None = None,
+                                           compute_entropy: bool = False,
+                                           compute_aux_loss: bool = False,
+                                           **vision: Any) -> Any:
+        """TRL's, with an episode batch's pictures (``images``, above): each chunk of rows
+        gets its own images' inputs and ``mm_token_type_ids`` (none when it shows none)."""
+        import torch
+
+        from watercolour.train.vision import rows_inputs
+
+        given = {k: v for k, v in vision.items() if v is not None}
+        if given.keys() - {"pixel_values", "image_grid_thw", "num_images"}:
+            episode = None  # another VLM's inputs (a dataset's images): TRL's own path
+        elif "pixel_values" in given:
+            episode = given  # the loss: the batch's pictures, as TRL split them
+        else:
+            episode = self.episode_images  # old / reference log-probabilities
+        if episode is None or self._image_pad_token_id is None:
+            return super()._get_per_token_logps_and_entropies(
+                model, input_ids, attention_mask, logits_to_keep, batch_size=batch_size,
+                compute_entropy=compute_entropy, compute_aux_loss=compute_aux_loss, **vision)
+        size = batch_size or input_ids.size(0)
+        parts = []
+        for start in range(0, input_ids.size(0), size):
+            end = min(start + size, input_ids.size(0))
+            parts.append(super()._get_per_token_logps_and_entropies(
+                model, input_ids[start:end], attention_mask[start:end], logits_to_keep,
+                batch_size=end - start, compute_entropy=compute_entropy,
+                compute_aux_loss=compute_aux_loss,
+                **rows_inputs(episode, start, end, input_ids[start:end],
+                              self._image_pad_token_id)))
+        logps = torch.cat([p[0] for p in parts])
+        entropies = torch.cat([p[1] for p in parts]) if compute_entropy else None
+        aux = torch.stack([p[2] for p in parts]).mean() if compute_aux_loss else None
+        return logps, entropies, aux
 
 
 def versions() -> dict[str, str | None]:
@@ -187,6 +245,39 @@ def plan_for(run: RunArguments, training: TrainArguments) -> dict[str, Any] | No
                     adapt_vision=run.adapt_vision, dtype=training.load_dtype)
 
 
+def episode_processing(run: RunArguments, model: str, tokenizer: Any, log: Any = print
+                       ) -> tuple[Any, bool]:
+    """The trainer's processing class and whether episodes show the policy its render: the
+    tokenizer and False for one turn or a text policy; a vision policy's processor and True
+    when ``--show-render`` is on (unset: on for a vision policy,
+    :mod:`watercolour.train.vision`)."""
+    if run.turns <= 1:
+        return tokenizer, False
+    from watercolour.train.vision import shows_render, vision_processor
+
+    processor = vision_processor(model, run.model_revision) if run.show_render is not False \
+        else None
+    show = bool(shows_render(run.model_name_or_path, run.show_render,
+                             None if run.show_render is False else processor is not None))
+    if show:
+        log(f"episodes: the revision turn shows {run.model_name_or_path} its render "
+            f"({type(processor).__name__})")
+    return (processor, True) if show else (tokenizer, False)
+
+
+def show_render_plan(run: RunArguments) -> bool | None:
+    """Whether the run's episodes would show the policy its render, as far as the dry run can
+    tell without loading anything (None: one turn, or a model not known here)."""
+    if run.turns <= 1:
+        return None
+    from watercolour.train.architectures import architecture_config
+    from watercolour.train.vision import has_vision_class, shows_render
+
+    config = architecture_config(run.model_name_or_path)
+    vision = None if config is None else has_vision_class(config)
+    return shows_render(run.model_name_or_path, run.show_render, vision)
+
+
 def prompts_per_step(training: TrainArguments) -> int:
     """How many prompts one step samples (each gets ``num_generations`` completions)."""
     return int(training.generation_batch_size // training.num_generations)
@@ -200,6 +291,7 @@ def dry_run(run: RunArguments, training: TrainArguments) -> dict[str, Any]:
         "reward": config.resolved(),
         "reward_summary": reward_summary(run),
         "references_schedule": run.references_schedule,
+        "show_render": show_render_plan(run),
         "prompts_per_step": prompts_per_step(training),
         "generations_per_step": int(training.generation_batch_size),
         "load_dtype": training.load_dtype,
@@ -316,6 +408,7 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
     from transformers import AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(model, revision=run.model_revision)
+    processing_class, show_render = episode_processing(run, model, tokenizer, log)
     own_renderer = sync = None
     if rewarder is None and not run.env_url and renderer is None:
         own_renderer = renderer = Renderer(run.render_config()).start()
@@ -335,7 +428,7 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
         episodes = None
         if run.turns > 1:  # episodes of several turns: TRL's rollout_func plays them
             episodes = EpisodeRollout(source, run.turns, run.subject, on_scored=on_scored,
-                                      schedule=run.schedule)
+                                      schedule=run.schedule, show_render=show_render)
         else:
             functions = TrainingRewards(source, on_scored=on_scored, default_subject=run.subject,
                                         schedule=run.schedule)
@@ -351,7 +444,8 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
         args.reward_weights = [1.0] if episodes else functions.weights()
         more = {"rollout_func": episodes} if episodes else {}
         trainer = WatercolourGRPOTrainer(
-            model=model, args=args, train_dataset=dataset(run), processing_class=tokenizer,
+            model=model, args=args, train_dataset=dataset(run),
+            processing_class=processing_class,
             reward_funcs=[episodes.reward_function()] if episodes else functions.functions(),
             peft_config=lora_config(run, model), callbacks=[metrics], **more,
             **quantization_config(run))
@@ -410,6 +504,11 @@ def print_dry_run(data: dict[str, Any], as_json: bool) -> None:
           f"top-p {t['top_p']} top-k {t['top_k']}; out {t['output_dir']}")
     print(f"weights loaded in {data['load_dtype']}")
     print(data["reward_summary"])
+    if run["turns"] > 1:
+        shown = {True: "the critique and the render (a picture)", False: "the critique only",
+                 None: "the render if it is a vision policy (known when it loads)"}
+        print(f"episodes of {run['turns']} turns: the revision turn shows "
+              f"{shown[data['show_render']]}")
     plan = data.get("lora_plan")
     if plan:
         m = plan["memory"]
