@@ -90,7 +90,8 @@ class WatercolourGRPOTrainer(GRPOTrainer):
         self._metrics["train"]["time/generation_s"].append(elapsed)
         images = out[5].pop(IMAGES, None)  # extra_fields: not a reward function's argument
         if images is not None:
-            self.episode_images = image_inputs(images, self.processing_class.image_processor)
+            self.episode_images = image_inputs(images, self.processing_class.image_processor,
+                                               self.accelerator.device)
         return out
 
     def _generate_and_score_completions(self, inputs: Any) -> Any:
@@ -409,6 +410,11 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
 
     tokenizer = AutoTokenizer.from_pretrained(model, revision=run.model_revision)
     processing_class, show_render = episode_processing(run, model, tokenizer, log)
+    if show_render and training.use_vllm:
+        raise InputError("--use-vllm with a render in the conversation (--show-render, on by "
+                         "default for a vision policy) is not supported yet: the episodes "
+                         "give the picture to transformers' generate only; add "
+                         "--show-render false, or drop --use-vllm")
     own_renderer = sync = None
     if rewarder is None and not run.env_url and renderer is None:
         own_renderer = renderer = Renderer(run.render_config()).start()

@@ -60,6 +60,9 @@ def _qwen35_processor(model: str, revision: str | None) -> Any:
                              **kwargs)
             self.video_processor = None
 
+        def to_dict(self) -> dict[str, Any]:  # saved as Qwen3-VL's: loadable anywhere
+            return {**super().to_dict(), "processor_class": "Qwen3VLProcessor"}
+
     tokenizer = AutoTokenizer.from_pretrained(model, revision=revision)
     return RenderProcessor(image_processor=Qwen2VLImageProcessorPil(**QWEN35_IMAGES),
                            tokenizer=tokenizer, chat_template=tokenizer.chat_template)
@@ -103,15 +106,16 @@ def png_image(png: bytes) -> Any:
 
 
 def image_inputs(images: Sequence[Sequence[Any] | None], image_processor: Any,
-                 ) -> dict[str, Any] | None:
+                 device: Any = None) -> dict[str, Any] | None:
     """The forward pass's image inputs of a batch whose row ``i`` shows ``images[i]`` (PIL
-    images, in order; None or empty: none): ``pixel_values``, ``image_grid_thw`` and
-    ``num_images``; None when no row shows one."""
+    images, in order; None or empty: none): ``pixel_values``, ``image_grid_thw`` (on
+    ``device``) and ``num_images``; None when no row shows one."""
     flat = [image for row in images for image in (row or [])]
     if not flat:
         return None
     out = image_processor(images=flat, return_tensors="pt")
-    return {"pixel_values": out["pixel_values"], "image_grid_thw": out["image_grid_thw"],
+    return {"pixel_values": out["pixel_values"].to(device),
+            "image_grid_thw": out["image_grid_thw"].to(device),
             "num_images": [len(row or []) for row in images]}
 
 
