@@ -167,6 +167,14 @@ def test_a_vision_policy_sees_its_render_in_generation_and_in_the_loss(tmp_path,
     assert [(m, n) for m, grad, n in tower_calls if not grad] == [("policy", 1),
                                                                     ("reference", 1)]
     import csv
+    import json
+
+    lines = [json.loads(x) for x in (out / "rollouts/rollouts.jsonl").read_text().splitlines()]
+    assert sorted((r["index"], r["turn"], r["saw_render"]) for r in lines) == [
+        (0, 1, False), (0, 2, True), (1, 1, False), (1, 2, False)]
+    from datasets import load_from_disk
+
+    assert load_from_disk(str(out / "rollouts/dataset"))["saw_render"].count(True) == 1
 
     with open(out / "metrics.csv", newline="") as handle:
         (row,) = list(csv.DictReader(handle))

@@ -72,7 +72,8 @@ each turn's scored rollouts), ``revision_beats_first`` (the share of episodes, b
 whose last turn earned more than the first) and ``improvement_bonus_mean``; the project's
 batch metrics (``gate_pass_rate``, ``hps_mean``, ...) are the last turn's. The rollout log
 gets one line per turn (``turn``, ``critique``, ``episode_reward`` beside the usual fields;
-the render ``png/step-N/gGG-iII-tT.png``).
+with ``--show-render``, ``saw_render``: whether the turn was written looking at the previous
+turn's render; the render ``png/step-N/gGG-iII-tT.png``).
 """
 
 from __future__ import annotations
@@ -269,6 +270,7 @@ class EpisodeRollout:
         completion: list[list[int]] = [[] for _ in prompts]
         mask: list[list[int]] = [[] for _ in prompts]
         shown: list[list[tuple[Any, dict[str, Any]]]] = [[] for _ in prompts]  # per rollout
+        saw: set[tuple[int, int]] = set()  # (rollout, turn): the turn saw the last render
         histories: list[list[TurnRecord]] = [[] for _ in prompts]
         played: list[tuple[list[int], list[str], list[Evaluation]]] = []  # per turn
         active = list(range(len(prompts)))
@@ -301,6 +303,7 @@ class EpisodeRollout:
                                                              going[i])
                 if image is not None:
                     shown[i].append((image, fields))
+                    saw.add((i, turn + 1))
                 if completion[i][-1] not in ends:  # a turn cut off at the length limit
                     user = [tokenizer.eos_token_id, *user]
                 completion[i] += user
@@ -312,7 +315,9 @@ class EpisodeRollout:
             for turn, (rows, replies, scored) in enumerate(played, start=1):
                 extra = [{**place[i], "turn": turn, "turns": self.turns,
                           "critique": histories[i][turn - 1].critique,
-                          "episode_reward": rewards[i][0]} for i in rows]
+                          "episode_reward": rewards[i][0],
+                          **({"saw_render": (i, turn) in saw} if self.show_render else {})}
+                         for i in rows]
                 self.on_scored([prompts[i] for i in rows], replies, scored, step, extra)
         final = []  # each episode's last turn
         for i, history in enumerate(histories):

@@ -16,7 +16,8 @@ evaluation record, JSON).
 A run of episodes (``--turns K``) writes one line per turn: ``reward`` and ``status`` are that
 turn's, and ``turn``, ``turns``, ``critique`` (what the environment said of its render) and
 ``episode_reward`` (the episode's, the same on each of its lines) come after the usual fields
-(``group`` and ``index`` are the episode's); the render is
+(``group`` and ``index`` are the episode's), and with ``--show-render`` ``saw_render``
+(whether the turn was written looking at the previous turn's render); the render is
 ``png/step-00012/g00-i03-t2.png``.
 """
 
@@ -131,7 +132,7 @@ class RolloutLog:
             rows.append(row)
         string = Value("string")
         episode = {"turn": Value("int64"), "turns": Value("int64"), "critique": string,
-                   "episode_reward": Value("float64")}
+                   "episode_reward": Value("float64"), "saw_render": Value("bool")}
         features = Features({
             "step": Value("int64"), "group": Value("int64"), "index": Value("int64"),
             "seed": Value("int64"), "subject": string, "prompt": string,

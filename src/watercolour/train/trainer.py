@@ -23,7 +23,10 @@ environment or a scorer failed) are dropped from their group by TRL (advantage 0
 ``--turns K`` (K > 1) trains episodes of K turns instead: the policy sketches, reads the
 critique of its render and revises, rewarded by the episode's reward
 (:mod:`watercolour.train.episodes`, TRL's ``rollout_func``; per-turn columns in metrics.csv,
-one rollout-log line per turn). With the default 1 nothing of that runs.
+one rollout-log line per turn). With the default 1 nothing of that runs. A vision policy
+(Qwen3.5) sees its render in the revision turn, in generation and in the loss
+(``--show-render``, on by default for one: :mod:`watercolour.train.vision`); the trainer is
+then given the policy's processor, not its tokenizer.
 """
 
 from __future__ import annotations
