@@ -103,6 +103,12 @@ def test_a_vision_policy_sees_its_render_in_generation_and_in_the_loss(tmp_path,
     processor = vision_processor(str(folder))
     assert processor is not None and processor.image_processor is not None
     pad = processor.tokenizer.convert_tokens_to_ids("<|image_pad|>")
+    # Qwen3.5's template drops an earlier turn's reasoning block once a user turn follows:
+    # the environment's turn is still what the new user turn adds
+    ids = environment_turn_ids(processor.tokenizer, "Paint more.",
+                               template_kwargs={"enable_thinking": False})
+    assert processor.tokenizer.decode(ids) == ("\n<|im_start|>user\nPaint more.<|im_end|>\n"
+                                               "<|im_start|>assistant\n<think>\n\n</think>\n\n")
 
     # the vision tower's calls: (which model, gradients on, pictures); with gradients: the
     # loss's forward pass; without: generation, and the reference model's log-probabilities
