@@ -241,8 +241,10 @@ def plan_for(run: RunArguments, training: TrainArguments) -> dict[str, Any] | No
 
     if not run.use_peft:
         return None
+    # an episode's completion holds its K turns (each up to max_completion_length) and the
+    # environment's turns between them (a few hundred tokens, a picture's included): K turns
     return describe(run.model_name_or_path, run,
-                    completion_tokens=int(training.max_completion_length or 256),
+                    completion_tokens=int(training.max_completion_length or 256) * run.turns,
                     micro_batch=int(training.per_device_train_batch_size),
                     generations=int(training.num_generations or 8),
                     gradient_checkpointing=bool(training.activation_checkpointing),
