@@ -60,7 +60,7 @@ def _qwen35_processor(model: str, revision: str | None) -> Any:
                              **kwargs)
             self.video_processor = None
 
-        def to_dict(self) -> dict[str, Any]:  # saved as Qwen3-VL's: loadable anywhere
+        def to_dict(self) -> dict[str, Any]:  # saved as Qwen3-VL's, for AutoProcessor
             return {**super().to_dict(), "processor_class": "Qwen3VLProcessor"}
 
     tokenizer = AutoTokenizer.from_pretrained(model, revision=revision)
