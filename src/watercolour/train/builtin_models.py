@@ -2,6 +2,7 @@
 
 ==================================  ==========================================================
 ``builtin:tiny-painter``            the tiny painter (:mod:`watercolour.train.tiny.warm_start`)
+``builtin:tiny-painter-revise``     the tiny painter with revision examples in its warm start
 ``builtin:tiny-qwen3``              a random ~0.1M Qwen3 for plumbing tests
 ``builtin:mini-qwen3.5-moe``        miniatures of the published classes
 ``builtin:mini-qwen3.5``            (:mod:`watercolour.train.miniature`)
@@ -55,6 +56,8 @@ RECORD = "builtin.json"
 BUILTINS: dict[str, str] = {
     "builtin:tiny-painter": "the tiny painter: a ~4M Qwen3 warm-started here on compact "
                             "sketches (cached)",
+    "builtin:tiny-painter-revise": "the tiny painter whose warm start also learned to revise "
+                                   "(a flawed sketch and its critique -> the repair; cached)",
     "builtin:tiny-qwen3": "a tiny random Qwen3 for plumbing tests (no download)",
     "builtin:mini-qwen3.5-moe": "a random-weight miniature of Qwen3.5-35B-A3B's class",
     "builtin:mini-qwen3.5": "a random-weight miniature of Qwen3.5-4B's class",
@@ -171,10 +174,10 @@ def resolve_builtin(name: str, folder: str | os.PathLike[str] | None = None,
     default), or None when ``name`` is not a builtin."""
     if name == SMOLLM2:
         return str(build_smollm2())
-    if name == "builtin:tiny-painter":
-        from watercolour.train.tiny import WarmStartConfig, warm_start
+    if name in ("builtin:tiny-painter", "builtin:tiny-painter-revise"):
+        from watercolour.train.tiny import painter_config, warm_start
 
-        return str(warm_start(WarmStartConfig.from_env()))
+        return str(warm_start(painter_config(name)))
     if name == "builtin:tiny-qwen3":
         from watercolour.train.tiny import build_tiny_qwen3
 

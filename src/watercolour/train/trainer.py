@@ -54,8 +54,9 @@ from watercolour.train.rollouts import RolloutLog
 from watercolour.train.tiny import (
     BUILTIN,
     BUILTIN_PAINTER,
-    WarmStartConfig,
+    BUILTIN_REVISER,
     build_tiny_qwen3,
+    painter_config,
     warm_start,
 )
 
@@ -197,8 +198,8 @@ def resolve_model(run: RunArguments, out: Path, seed: int) -> str:
 
     if run.model_name_or_path == SMOLLM2:
         return str(build_smollm2())
-    if run.model_name_or_path == BUILTIN_PAINTER:
-        return str(warm_start(WarmStartConfig.from_env()))
+    if run.model_name_or_path in (BUILTIN_PAINTER, BUILTIN_REVISER):
+        return str(warm_start(painter_config(run.model_name_or_path)))
     if run.model_name_or_path in MINIATURES:
         return str(build_miniature(run.model_name_or_path))
     if run.model_name_or_path == BUILTIN:

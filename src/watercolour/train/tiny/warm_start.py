@@ -1,6 +1,8 @@
 """The tiny painter's warm start: a ~4M-parameter Qwen3 built from a config, its tokenizer
 trained on compact sketches, then supervised fine-tuning with TRL's ``SFTTrainer`` on
-(request, fenced sketch) pairs across the painter's subjects. Cached: built once per
+(request, fenced sketch) pairs across the painter's subjects, and with ``revisions`` > 0
+revision examples too (:mod:`.revisions`: a flawed sketch and the critique of its render, then
+the repaired sketch). Cached: built once per
 configuration under ``WATERCOLOUR_CACHE`` and rebuilt when any of its settings (or the data
 they generate) change.
 
@@ -27,6 +29,11 @@ from watercolour.train.tiny.tokenizer import PRE_SPLIT, build_tokenizer
 
 BUILTIN_PAINTER = "builtin:tiny-painter"
 """The model name a recipe gives for this warm start."""
+BUILTIN_REVISER = "builtin:tiny-painter-revise"
+"""The warm start with revision examples (``revisions``: :data:`REVISER_REVISIONS` unless
+``WATERCOLOUR_TINY_REVISIONS`` says how many)."""
+REVISER_REVISIONS = 300
+"""Revision examples of :data:`BUILTIN_REVISER` by default (~300 renders, once)."""
 
 
 def default_cache() -> str:
@@ -55,6 +62,11 @@ class WarmStartConfig:
     threads: int = settings.setting(2, env="WATERCOLOUR_TORCH_THREADS", positive=True,
                                     help="torch CPU threads (2 ran 1.7x faster than 1)")
     seed: int = settings.setting(0, help="weights and data order")
+    revisions: int = settings.setting(
+        0, env="WATERCOLOUR_TINY_REVISIONS", minimum=0,
+        help="revision examples (flawed sketch, critique of its render -> the repaired "
+        "sketch) added to the SFT data, their renders cached; builtin:tiny-painter-revise "
+        f"uses {REVISER_REVISIONS} unless this is set")
 
     def __post_init__(self) -> None:
         settings.check(self)
@@ -67,6 +79,12 @@ class WarmStartConfig:
         """A short hash of everything that decides the result (not where it is kept)."""
         record = {k: v for k, v in asdict(self).items() if k not in ("cache_dir", "threads")}
         data = [s.reply() for s in compact_sketches(self.sketches)]
+        if self.revisions:  # 0: the key the warm starts had before revisions
+            from watercolour.train.tiny.revisions import revisions_key
+
+            data.append(revisions_key(self.revisions))
+        else:
+            del record["revisions"]
         digest = hashlib.sha256(json.dumps([record, PRE_SPLIT, data]).encode())
         return digest.hexdigest()[:16]
 
@@ -86,11 +104,32 @@ def model_config(vocab_size: int, hidden: int = 256, layers: int = 4, heads: int
                        pad_token_id=0, bos_token_id=1, eos_token_id=2)
 
 
+def painter_config(name: str = BUILTIN_PAINTER) -> WarmStartConfig:
+    """The warm start the builtin ``name`` stands for, from the environment
+    (:data:`BUILTIN_REVISER`: with :data:`REVISER_REVISIONS` revisions unless set)."""
+    config = WarmStartConfig.from_env()
+    if name == BUILTIN_REVISER and not config.revisions:
+        config.revisions = REVISER_REVISIONS
+    return config
+
+
 def sft_rows(n: int) -> list[dict[str, Any]]:
     """``n`` conversational prompt-completion rows (the request, the fenced sketch)."""
     return [{"prompt": [{"role": "user", "content": user_prompt(s.subject)}],
              "completion": [{"role": "assistant", "content": s.reply()}]}
             for s in compact_sketches(n)]
+
+
+def training_rows(config: WarmStartConfig, log: Any = print) -> list[dict[str, Any]]:
+    """The SFT data: :func:`sft_rows`, then ``config.revisions`` revision rows (prompt: the
+    request, the flawed sketch, the revision prompt; completion: the repair), whose critiques
+    are rendered once and cached under ``config.cache_dir``."""
+    rows = sft_rows(config.sketches)
+    if config.revisions:
+        from watercolour.train.tiny.revisions import revision_rows
+
+        rows += revision_rows(config.revisions, config.cache_dir, log)
+    return rows
 
 
 def warm_start(config: WarmStartConfig, log: Any = print) -> Path:
@@ -107,15 +146,18 @@ def warm_start(config: WarmStartConfig, log: Any = print) -> Path:
 
     torch.set_num_threads(config.threads)
     started = time.perf_counter()
-    rows = sft_rows(config.sketches)
-    tokenizer = build_tokenizer([r["completion"][0]["content"] for r in rows] +
-                                [r["prompt"][0]["content"] for r in rows],
+    rows = training_rows(config, log)
+    # every turn's text: with revisions, the critiques get tokens of their own too
+    tokenizer = build_tokenizer([m["content"] for r in rows for m in r["completion"]] +
+                                [m["content"] for r in rows for m in r["prompt"]
+                                 if m["role"] == "user"],
                                 vocab_size=config.vocab_size)
     torch.manual_seed(config.seed)
     model = Qwen3ForCausalLM(model_config(len(tokenizer), config.hidden, config.layers,
                                           config.heads))
     params = sum(p.numel() for p in model.parameters())
-    log(f"tiny painter: {params / 1e6:.1f}M parameters, {len(rows)} sketches, "
+    log(f"tiny painter: {params / 1e6:.1f}M parameters, {config.sketches} sketches, "
+        f"{config.revisions} revisions, "
         f"{config.steps} SFT steps -> {target}")
     target.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
