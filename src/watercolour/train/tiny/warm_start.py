@@ -178,7 +178,7 @@ def warm_start(config: WarmStartConfig, log: Any = print) -> Path:
         model.save_pretrained(scratch / "model")
         tokenizer.save_pretrained(scratch / "model")
         record = {"config": {k: v for k, v in asdict(config).items() if k != "cache_dir"},
-                  "key": key, "parameters": params,
+                  "key": key, "parameters": params, "sft_rows": len(rows),
                   "seconds": round(time.perf_counter() - started, 1),
                   "train_loss": result.training_loss, "losses": losses}
         write_json_atomic(scratch / "model" / "warm-start.json", record)
