@@ -20,6 +20,36 @@ from watercolour.train.tiny.runs import RESULTS
 # ---------------------------------------------------------------- 06: the smoke run
 
 
+def _curriculum_run(folder: Path, schedule: str | None, shares: list[float],
+                    half: list[float], love: list[float | None]) -> None:
+    folder.mkdir(parents=True)
+    run = {"config": {"run": {"references_schedule": schedule}}}
+    (folder / "run.json").write_text(json.dumps(run))
+    pd.DataFrame({"step": range(len(shares)), "reward": [0.5] * len(shares),
+                  "references_love_share": shares}).to_csv(folder / "metrics.csv", index=False)
+    thirds = {"first": 0.5, "middle": 0.6, "last": 0.7}
+    (folder / "analysis.json").write_text(json.dumps({"findings": {"reward": thirds}}))
+    for name, values in (("final-eval.json", half), (smoke.LOVE_ONLY_EVAL, love)):
+        (folder / name).write_text(json.dumps({"rows": [{"reward": v} for v in values]}))
+
+
+def test_the_curriculum_comparison_reads_both_runs_and_their_love_only_evaluations(tmp_path):
+    assert smoke.curriculum_comparison(tmp_path) == ("", {})  # nothing committed: no table
+    _curriculum_run(tmp_path / "judge-led", None, [0.5, 0.5], [0.6, 0.8], [0.4, 0.6])
+    assert smoke.curriculum_comparison(tmp_path) == ("", {})  # one run alone: no table
+    _curriculum_run(tmp_path / "judge-led-curriculum", "linear:0.5:1.0", [0.5, 1.0],
+                    [0.7, 0.9], [0.6, 0.8, None])  # an unavailable sample is left out
+    table, record = smoke.curriculum_comparison(tmp_path)
+    assert record["judge-led"]["schedule"] == "half"
+    assert record["judge-led-curriculum"]["last_love_share"] == 1.0
+    assert record["judge-led"]["love_mean"] == 0.5
+    assert record["judge-led-curriculum"]["love_mean"] == 0.7
+    assert record["love_only_t"] == pytest.approx(0.2 / (0.02 / 2 + 0.02 / 2) ** 0.5, abs=0.01)
+    assert "`linear:0.5:1.0`" in table and "0.700 ± 0.141 (n 2)" in table
+    assert smoke.welch_t([1.0], [2.0, 3.0]) is None
+    assert smoke.welch_t([1.0, 1.0], [1.0, 1.0]) is None
+
+
 def test_the_committed_results_default_to_the_shipped_runs(tmp_path):
     assert smoke.committed_results() == RESULTS
     assert smoke.committed_results(str(tmp_path)) == tmp_path

@@ -278,3 +278,65 @@ def breakage_at_recipe(breakage: dict[str, Any] | None, temperature: float = 0.8
     rows = [s for model in breakage["models"].values() for s in model
             if s["temperature"] == temperature and s["top_p"] == top_p]
     return {"broken": sum(s["broken"] for s in rows), "samples": sum(s["samples"] for s in rows)}
+
+
+CURRICULUM = ("judge-led", "judge-led-curriculum")
+"""The curriculum comparison: the constant-draw run and the same run with a references
+schedule (``python -m watercolour.train.tiny.runs ... --references-schedule linear:0.5:1.0
+--name judge-led-curriculum``)."""
+
+LOVE_ONLY_EVAL = "final-eval-love-only.json"
+"""A trained policy's 32 samples judged against four ``love`` references
+(``python -m watercolour.train.tiny.evaluate ... --love-references 4``)."""
+
+
+def welch_t(a: list[float], b: list[float]) -> float | None:
+    """Welch's t of ``mean(b) - mean(a)`` (None with fewer than two values a side or no
+    spread)."""
+    import statistics
+
+    if len(a) < 2 or len(b) < 2:
+        return None
+    se = (statistics.variance(a) / len(a) + statistics.variance(b) / len(b)) ** 0.5
+    return None if se == 0 else (statistics.fmean(b) - statistics.fmean(a)) / se
+
+
+def curriculum_comparison(committed: Path) -> tuple[str, dict[str, Any]]:
+    """The two runs of :data:`CURRICULUM` side by side as Markdown: their schedule, the share
+    of ``love`` among the references of the last step, the training reward by thirds, and
+    each final policy's mean reward against half-``love`` and against ``love``-only
+    references; with the record (Welch's t of the difference against ``love``-only). Empty
+    when either run is missing."""
+    import statistics
+
+    if not all((committed / name / LOVE_ONLY_EVAL).is_file() for name in CURRICULUM):
+        return "", {}
+    rows, record = [], {}
+    for name in CURRICULUM:
+        folder = committed / name
+        run = json.loads((folder / "run.json").read_text(encoding="utf-8"))
+        curve = read_curve(folder / "metrics.csv")
+        reward = json.loads((folder / "analysis.json").read_text(encoding="utf-8"))[
+            "findings"]["reward"]
+        evals = {key: json.loads((folder / file).read_text(encoding="utf-8"))
+                 for key, file in (("half", "final-eval.json"), ("love", LOVE_ONLY_EVAL))}
+        rewards = {key: [r["reward"] for r in ev["rows"] if r["reward"] is not None]
+                   for key, ev in evals.items()}
+        schedule = run["config"]["run"].get("references_schedule") or "half"
+        last_share = float(curve["references_love_share"].iloc[-1]) \
+            if "references_love_share" in curve else 0.5
+        record[name] = {"schedule": schedule, "last_love_share": last_share,
+                        "reward": reward, "rewards": rewards,
+                        **{f"{key}_mean": round(statistics.fmean(v), 4)
+                           for key, v in rewards.items()}}
+        rows.append([name, f"`{schedule}`", f"{last_share:.2f}",
+                     " -> ".join(f"{reward[t]:.3f}" for t in THIRDS),
+                     *(f"{statistics.fmean(v):.3f} ± {statistics.stdev(v):.3f} (n {len(v)})"
+                       for v in (rewards["half"], rewards["love"]))])
+    t = welch_t(*(record[name]["rewards"]["love"] for name in CURRICULUM))
+    record["love_only_t"] = None if t is None else round(t, 2)
+    table = markdown_table(
+        ["run", "references", "love share, last step", "training reward by thirds",
+         "final policy vs half-love references", "final policy vs love-only references"],
+        rows)
+    return table, record
