@@ -46,6 +46,9 @@ def test_the_curriculum_comparison_reads_both_runs_and_their_love_only_evaluatio
     assert record["judge-led-curriculum"]["love_mean"] == 0.7
     assert record["love_only_t"] == pytest.approx(0.2 / (0.02 / 2 + 0.02 / 2) ** 0.5, abs=0.01)
     assert "`linear:0.5:1.0`" in table and "0.700 ± 0.141 (n 2)" in table
+    sentence = smoke.curriculum_sentence(record)
+    assert "averages 0.700 and the constant run's 0.500: higher" in sentence
+    assert smoke.curriculum_sentence({}) == ""
     assert smoke.welch_t([1.0], [2.0, 3.0]) is None
     assert smoke.welch_t([1.0, 1.0], [1.0, 1.0]) is None
 

@@ -340,3 +340,17 @@ def curriculum_comparison(committed: Path) -> tuple[str, dict[str, Any]]:
          "final policy vs half-love references", "final policy vs love-only references"],
         rows)
     return table, record
+
+
+def curriculum_sentence(record: dict[str, Any]) -> str:
+    """What the comparison found, in one sentence (empty without it)."""
+    if not record:
+        return ""
+    constant, curriculum = (record[name]["love_mean"] for name in CURRICULUM)
+    t = record["love_only_t"]
+    counts = " and ".join(str(len(record[name]["rewards"]["love"])) for name in CURRICULUM)
+    verdict = "higher" if curriculum > constant else "lower" if curriculum < constant else \
+        "the same"
+    return (f"Against `love`-only references the curriculum's final policy averages "
+            f"{curriculum:.3f} and the constant run's {constant:.3f}: {verdict}, with a Welch t "
+            f"of {t} over {counts} samples (|t| under 2 is within the samples' noise).")
