@@ -415,16 +415,17 @@ def variables_epilog() -> str:
             + "\n".join(lines))
 
 
-class _Parser(TrlParser):
-    """TrlParser whose errors are one line (argparse would print the whole usage first)."""
+class OneLineParser(TrlParser):
+    """TrlParser whose errors are one line (argparse would print the whole usage first);
+    ``watercolour train`` and ``watercolour sft`` parse with it."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"watercolour train: error: {message} (see --help)\n")
+        sys.stderr.write(f"{self.prog}: error: {message} (see --help)\n")
         sys.exit(2)
 
 
 def parser() -> TrlParser:
-    return _Parser((RunArguments, TrainArguments), prog="watercolour train",
+    return OneLineParser((RunArguments, TrainArguments), prog="watercolour train",
                    formatter_class=_Help, epilog=variables_epilog())
 
 

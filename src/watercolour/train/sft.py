@@ -175,16 +175,10 @@ class SftTrainArguments(SFTConfig):
         return str(dtype).removeprefix("torch.") if dtype is not None else "float32"
 
 
-class _Parser(TrlParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"watercolour sft: error: {message} (see --help)\n")
-        sys.exit(2)
-
-
 def parser() -> TrlParser:
-    from watercolour.train.config import _Help
+    from watercolour.train.config import OneLineParser, _Help
 
-    return _Parser((SftArguments, SftTrainArguments), prog="watercolour sft",
+    return OneLineParser((SftArguments, SftTrainArguments), prog="watercolour sft",
                    formatter_class=_Help)
 
 
