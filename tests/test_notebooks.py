@@ -140,7 +140,9 @@ def test_the_medium_runs_and_writes_its_results(tmp_path):
 SMALL_PARAMETERS = {
     "01_the_medium": {"n_examples": 2},
     "03_environment_and_gates": {"only": ["ok_setup_only.js", "bare_primitives.js"]},
-    "04_building_the_pool": {"n_paintings": 3},
+    # the rehearsal rates the 3 paintings (as the rule did: 1 love, 2 okay), enough for 2
+    # references a group (WATERCOLOUR_REFERENCES=2 in the build test): the rated pool is used
+    "04_building_the_pool": {"n_paintings": 3, "scripted_ratings": 3},
     # the pool chapter's 3 paintings hold 1 love: draw 1 love + 1 okay reference
     "05_reward_components": {"n_examples": 2, "references": 2, "consistency_pairs": 2},
     "06_smoke_run": {"live_steps": 1, "mix": "hps-only"},
@@ -170,6 +172,7 @@ def test_the_book_builds_offline(tmp_path, monkeypatch):
     monkeypatch.setenv("WATERCOLOUR_CACHE", str(tmp_path / "cache"))  # a short warm start
     monkeypatch.setenv("WATERCOLOUR_TINY_SFT_STEPS", "30")
     monkeypatch.setenv("WATERCOLOUR_TINY_SKETCHES", "400")
+    monkeypatch.setenv("WATERCOLOUR_REFERENCES", "2")  # what the 3-painting rated pool allows
     run = tmp_path / "run"
     pipeline.run_chapters(source, run, overrides=SMALL_PARAMETERS, timeout=900,
                           progress=lambda line: None)
@@ -185,6 +188,14 @@ def test_the_book_builds_offline(tmp_path, monkeypatch):
     assert all((page.parent / p).resolve().is_file() for p in pngs)
     # the results the chapter wrote land in the run's results, not the repository's
     assert (run / "results" / "medium" / "medium.json").is_file()
+    # the pool the book rated is the one its smoke run trained the tiny painter against
+    rated = run / "results" / pipeline.RATED_POOL
+    smoke_record = json.loads((run / "results" / "smoke" / "smoke_run.json").read_text())
+    assert smoke_record["pool"]["path"] == str(rated), smoke_record.get("pool")
+    assert smoke_record["pool"]["described"].startswith("a rated pool (rated by book-script)")
+    live_run = json.loads((run / "results" / "smoke" / "run" / "run.json").read_text())
+    assert live_run["config"]["run"]["pool"] == str(rated)
+    assert smoke_record["live"]["rollouts"] > 0
     # the smoke run's figures are captioned (glued) and its numbers computed
     smoke = (html_dir / "notebooks" / "06_smoke_run.html").read_text(encoding="utf-8")
     assert "fig-smoke-curves" in smoke and "best first" in smoke
