@@ -15,6 +15,19 @@ For each of Qwen3.5-4B (``smoke-4b``) and Qwen3.5-35B-A3B (``full-35b``):
   **stand-in reward** (the reply's length in characters / 1000, labelled ``stand-in`` in the
   JSON: no browser on the GPU machine; rendering is measured by ``train_bench.py``).
 
+And for ``revise-4b`` (key ``revise``, issue 29): the same 4B seeing its render, **one GRPO
+step of 2-turn episodes** (``--turns 2`` from the recipe, ``--completion-tokens`` each turn):
+the policy sketches, the environment's turn shows it a picture and the critique, it revises.
+The stand-in reward source "renders" every sketch to one real painting
+(``book/images/peach_hibiscus.png``: a picture of the size the renderer makes), so the
+revision turn carries real image tokens through generation and the loss, and the vision
+tower's adapters (``adapt_vision``) train. Its step time stands beside the single-turn 4B's.
+
+On the GPU each turn's generation is capped at ``--max-generation-s`` (transformers'
+``max_time``; the cap shrinks when the check's ``--budget-s`` runs low, and a model with too
+little time left is skipped, recorded so), so one device session gets every model's numbers:
+``completions_mean_length`` under the asked tokens says a cap cut it.
+
 Without ``flash-linear-attention`` and ``causal-conv1d`` installed, transformers runs the
 linear-attention layers (three of every four) on its PyTorch reference code, much slower in
 generation: the JSON records which (``fast_kernels``).
@@ -30,7 +43,8 @@ rewritten after each model (4B first), so a check cut short keeps what it measur
                                                         # the miniatures, fp32, few tokens
 
 A device session is 15 minutes in all (start-up included): the check is meant to finish in
-about 8. ``--only 4b`` / ``--only 35b`` runs one model.
+about 9 (``--budget-s``, default 540). ``--only 4b`` / ``--only 35b`` / ``--only revise``
+runs one model.
 """
 
 from __future__ import annotations
@@ -50,9 +64,41 @@ RESULTS = Path(__file__).resolve().parent / "results"
 MODELS: dict[str, tuple[str, str]] = {
     "4b": ("smoke-4b", "builtin:mini-qwen3.5"),
     "35b": ("full-35b", "builtin:mini-qwen3.5-moe"),
+    "revise": ("revise-4b", "builtin:mini-qwen3.5"),
 }
-"""Key -> (the recipe, its CPU miniature). The recipe names the full-size model."""
+"""Key -> (the recipe, its CPU miniature), in the order the check runs them. The recipe names
+the full-size model."""
 STAND_IN = "stand-in: reply length in characters / 1000 (no rendering)"
+RENDER = Path(__file__).resolve().parents[1] / "book" / "images" / "peach_hibiscus.png"
+STAND_IN_EPISODE = ("stand-in: each turn's reply length in characters / 1000; every sketch "
+                    "'renders' to book/images/peach_hibiscus.png (no browser)")
+MIN_MODEL_S = 60.0
+"""A model is skipped when less of the budget than this is left."""
+
+
+class FixedRenderSource:
+    """The 2-turn step's stand-in reward source (no browser on the GPU machine): every reply
+    is an ``ok`` turn worth its length in characters / 1000 (capped at 1) whose render is
+    ``png``, so the revision turn shows the policy a real picture."""
+
+    def __init__(self, config: Any, png: bytes) -> None:
+        self.config, self.mix, self.png = config, config.mix, png
+
+    def evaluate_group(self, replies: list[str], subject: str | None = None,
+                       seed: int | None = None, render_seed: int | None = None,
+                       love: int | None = None) -> list[Any]:
+        from watercolour.rewards import Evaluation
+        from watercolour.rewards.rubric import NAMES
+
+        def scored(reply: str) -> Any:
+            value = min(1.0, len(reply) / 1000)
+            return Evaluation.from_dict({
+                "reward": value, "status": "ok", "seed": seed, "subject": subject,
+                "components": {name: {"raw": value} for name in NAMES},
+                "gate": {"violations": [], "paint_fraction": 0.3, "n_shapes": 5,
+                         "render": {}}, "latency_s": {}}, png=self.png)
+
+        return [scored(reply) for reply in replies]
 
 
 def stand_in_reward(completions: list[Any], **kwargs: Any) -> list[float]:
@@ -63,10 +109,11 @@ def stand_in_reward(completions: list[Any], **kwargs: Any) -> list[float]:
 
 
 def recipe_args(key: str, out: Path, *, generations: int, completion_tokens: int,
-                tiny: bool) -> tuple[Any, Any]:
+                tiny: bool, max_generation_s: float | None = None) -> tuple[Any, Any]:
     """The recipe's run and training arguments for one step of ``generations`` completions
     (one prompt: gradient accumulation = generations at one completion a micro-batch, as the
-    recipes have it for 8), nothing saved or pushed; with ``tiny`` the miniature in fp32."""
+    recipes have it for 8), nothing saved or pushed; with ``tiny`` the miniature in fp32;
+    ``max_generation_s`` caps each turn's generation (transformers' ``max_time``)."""
     from watercolour.train.config import parse_args
 
     recipe, miniature = MODELS[key]
@@ -80,6 +127,8 @@ def recipe_args(key: str, out: Path, *, generations: int, completion_tokens: int
     run, training = parse_args(flags)
     training.generation_kwargs = {**(training.generation_kwargs or {}),
                                   "min_new_tokens": completion_tokens}
+    if max_generation_s is not None:
+        training.generation_kwargs["max_time"] = float(max_generation_s)
     return run, training
 
 
@@ -100,8 +149,9 @@ def build_random(model: str, dtype: str, device: str) -> Any:
 
 def plan(key: str, *, generations: int, completion_tokens: int, tiny: bool) -> dict[str, Any]:
     """What the check builds for ``key``, without weights (the meta device): the class, the
-    parameters, the LoRA plan and the memory estimate of the step."""
-    from watercolour.train.trainer import plan_for
+    parameters, the LoRA plan and the memory estimate of the step (an episode's: its turns'
+    completions together)."""
+    from watercolour.train.trainer import plan_for, show_render_plan
 
     with tempfile.TemporaryDirectory() as work:
         run, training = recipe_args(key, Path(work), generations=generations,
@@ -112,13 +162,39 @@ def plan(key: str, *, generations: int, completion_tokens: int, tiny: bool) -> d
             "total_params": lora.get("total_params"),
             "trainable_params": lora.get("trainable_params"),
             "vision_tower_adapted": lora.get("vision_tower_adapted"),
+            "turns": run.turns, "show_render": show_render_plan(run),
             "generations": generations, "completion_tokens": completion_tokens,
             "estimate_gib": (lora.get("memory") or {}).get("total_gib"),
             "estimate": lora.get("memory")}
 
 
+def episode_parts(run: Any, folder: Path) -> dict[str, Any]:
+    """The trainer's arguments for a run of episodes (``run.turns`` > 1) on the stand-in
+    source: the policy's processor (its config and the exact tokenizer written to
+    ``folder``: no weights), the episode reward and TRL's ``rollout_func``."""
+    from watercolour.train.architectures import architecture_config
+    from watercolour.train.episodes import EpisodeRollout
+    from watercolour.train.qwen35 import cached_tokenizer
+    from watercolour.train.reward_source import GuardedRewarder
+    from watercolour.train.trainer import reward_config
+    from watercolour.train.vision import vision_processor
+
+    folder.mkdir(parents=True, exist_ok=True)
+    architecture_config(run.model_name_or_path).save_pretrained(folder)
+    cached_tokenizer().save_pretrained(folder)
+    processor = vision_processor(str(folder))
+    if processor is None:
+        raise RuntimeError(f"{run.model_name_or_path}: no vision processor for the revision turn")
+    config = reward_config(run)
+    source = GuardedRewarder(FixedRenderSource(config, RENDER.read_bytes()), config)
+    episodes = EpisodeRollout(source, run.turns, run.subject, schedule=run.schedule,
+                              show_render=True)
+    return {"processing_class": processor, "reward_funcs": [episodes.reward_function()],
+            "rollout_func": episodes}
+
+
 def grpo_step(key: str, work: Path, *, generations: int, completion_tokens: int,
-              tiny: bool) -> dict[str, Any]:
+              tiny: bool, max_generation_s: float | None = None) -> dict[str, Any]:
     """One GRPO step of the recipe ``key`` on its random-weight model (see the module
     docstring); the measurements."""
     import torch
@@ -129,18 +205,22 @@ def grpo_step(key: str, work: Path, *, generations: int, completion_tokens: int,
     record = plan(key, generations=generations, completion_tokens=completion_tokens,
                   tiny=tiny)
     run, training = recipe_args(key, work / key, generations=generations,
-                                completion_tokens=completion_tokens, tiny=tiny)
+                                completion_tokens=completion_tokens, tiny=tiny,
+                                max_generation_s=max_generation_s)
+    record["max_generation_s"] = max_generation_s
     cuda = torch.cuda.is_available() and not tiny
     device = "cuda" if cuda else "cpu"
     started = time.perf_counter()
     model = build_random(run.model_name_or_path, training.load_dtype, device)
     record["build_s"] = round(time.perf_counter() - started, 1)
     record["device"] = torch.cuda.get_device_name(0) if cuda else "cpu"
-    tokenizer = cached_tokenizer()
+    parts: dict[str, Any] = {"processing_class": cached_tokenizer(),
+                             "reward_funcs": [stand_in_reward]}
+    if run.turns > 1:
+        parts = episode_parts(run, work / key / "processor")
     trainer = WatercolourGRPOTrainer(
-        model=model, reward_funcs=[stand_in_reward], args=training,
-        train_dataset=dataset(run), processing_class=tokenizer,
-        peft_config=lora_config(run, None))
+        model=model, args=training, train_dataset=dataset(run),
+        peft_config=lora_config(run, None), **parts)
     record["trainable_params_loaded"] = sum(p.numel() for p in trainer.model.parameters()
                                             if p.requires_grad)
     if cuda:
@@ -155,12 +235,19 @@ def grpo_step(key: str, work: Path, *, generations: int, completion_tokens: int,
     step = float(logged["step_time"])
     generation = float(logged.get("time/generation_s", 0.0))
     record.update({
-        "reward": STAND_IN,
+        "reward": STAND_IN_EPISODE if run.turns > 1 else STAND_IN,
         "completions_mean_length": logged.get("completions/mean_length"),
+        "loss": logged.get("loss"), "grad_norm": logged.get("grad_norm"),
         "step_s": round(step, 2), "generation_s": round(generation, 2),
         "update_s": round(step - generation, 2),
         "generation_share": round(generation / step, 3) if step > 0 else None,
     })
+    if run.turns > 1:  # the episodes' own numbers (rollout_func): per turn, and the pictures
+        episodes = parts["rollout_func"]
+        record.update({f"reward_turn{t}": logged.get(f"reward_turn{t}")
+                       for t in range(1, run.turns + 1)})
+        record["turns_played"] = [len(h) for h in episodes.last]
+        record["scoring_s"] = logged.get("time/rewards_s")
     if cuda:
         record["peak_gib"] = round(torch.cuda.max_memory_allocated() / 1024**3, 2)
         record["peak_reserved_gib"] = round(torch.cuda.max_memory_reserved() / 1024**3, 2)
@@ -195,6 +282,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="CPU: the miniatures in fp32 through the same code path")
     parser.add_argument("--dry-run", action="store_true",
                         help="what would be built and its estimate (meta device, no weights)")
+    parser.add_argument("--max-generation-s", type=float, default=120.0,
+                        help="GPU: cap on each turn's generation, seconds (default 120)")
+    parser.add_argument("--budget-s", type=float, default=540.0,
+                        help="GPU: the whole check's time; caps shrink, models are skipped "
+                             "as it runs out (default 540)")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     keys = [k for k in MODELS if k in (args.only or MODELS)]
@@ -220,17 +312,33 @@ def main(argv: list[str] | None = None) -> int:
         "mode": "tiny (CPU miniatures, fp32)" if args.tiny else "gpu",
         "reward": STAND_IN, "generations": args.generations, "completion_tokens": tokens}
     data["fast_kernels"] = fast_kernels()
+    from watercolour.train.trainer import versions
+
+    data["versions"] = versions()
     if torch.cuda.is_available() and not args.tiny:
         data["gpu"] = torch.cuda.get_device_name(0)
         data["gpu_gib"] = round(torch.cuda.get_device_properties(0).total_memory / 1024**3, 1)
     args.out.mkdir(parents=True, exist_ok=True)
     stem = "train-gpu-tiny" if args.tiny else "train-gpu"
     path = args.out / f"{stem}-{dt.datetime.now():%Y%m%d-%H%M%S}.json"
+    began = time.perf_counter()
     with tempfile.TemporaryDirectory() as work:
         for key in keys:
+            cap = None
+            if not args.tiny:  # the budget: what is left, shared by the models still to run
+                left = args.budget_s - (time.perf_counter() - began)
+                if left < MIN_MODEL_S:
+                    data[key] = {"skipped": f"{left:.0f} s of --budget-s left"}
+                    print(json.dumps({key: data[key]}), flush=True)
+                    continue
+                turns = recipe_args(key, Path(work), generations=args.generations,
+                                    completion_tokens=tokens, tiny=False)[0].turns
+                share = left / (len(keys) - keys.index(key))
+                cap = round(min(args.max_generation_s, 0.5 * share / turns), 1)
             try:
                 data[key] = grpo_step(key, Path(work), generations=args.generations,
-                                      completion_tokens=tokens, tiny=args.tiny)
+                                      completion_tokens=tokens, tiny=args.tiny,
+                                      max_generation_s=cap)
             except Exception as err:  # recorded (an OOM is a result), then the next model
                 data[key] = {"error": f"{type(err).__name__}: {err}"[:2000]}
                 gc.collect()
@@ -240,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
                   flush=True)
             path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     print(f"wrote {path}")
-    return 1 if any("error" in data[k] for k in keys) else 0
+    return 1 if any("error" in data[k] or "skipped" in data[k] for k in keys) else 0
 
 
 if __name__ == "__main__":

@@ -16,9 +16,13 @@ torch = pytest.importorskip("torch")
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 PLAN = {"4b": ("Qwen/Qwen3.5-4B", "Qwen3_5ForConditionalGeneration", 32_464_896),
-        "35b": ("Qwen/Qwen3.5-35B-A3B", "Qwen3_5MoeForConditionalGeneration", 22_477_440)}
+        "35b": ("Qwen/Qwen3.5-35B-A3B", "Qwen3_5MoeForConditionalGeneration", 22_477_440),
+        "revise": ("Qwen/Qwen3.5-4B", "Qwen3_5ForConditionalGeneration", 40_427_008)}
 """What the check builds: the model, the class TRL loads, the recipe's LoRA trainable
-parameters (vision tower excluded)."""
+parameters (the vision tower excluded, but for ``revise``: it sees its render and
+``adapt_vision`` adds the tower's adapters)."""
+SEES = {"4b": False, "35b": False, "revise": True}
+"""Whether the recipe's policy sees its render (2-turn episodes, the vision tower adapted)."""
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +41,9 @@ def test_the_dry_run_plans_the_full_size_models_as_trl_loads_them(check, capsys)
     for key, (model, cls, trainable) in PLAN.items():
         assert planned[key]["model"] == model and planned[key]["model_class"] == cls
         assert planned[key]["trainable_params"] == trainable
-        assert not planned[key]["vision_tower_adapted"]
+        assert planned[key]["vision_tower_adapted"] is SEES[key]
+        assert planned[key]["show_render"] is (True if SEES[key] else None)
+        assert planned[key]["turns"] == (2 if SEES[key] else 1)
         assert planned[key]["load_dtype"] == "bfloat16"
         assert (planned[key]["generations"], planned[key]["completion_tokens"]) == (8, 1024)
         assert 0 < planned[key]["estimate_gib"] < 139
@@ -71,16 +77,38 @@ def test_tiny_runs_the_check_on_a_miniature(check, tmp_path, monkeypatch):
         "flash-linear-attention", "causal-conv1d"}
 
 
+@pytest.mark.slow
+def test_tiny_runs_the_two_turn_check_with_the_render_shown(check, tmp_path, monkeypatch):
+    """revise-4b's step on its miniature: both turns played by every episode, the revision
+    turn shown the stand-in render (image tokens in the conversation), the vision tower's
+    adapters among what trains."""
+    monkeypatch.setenv("WATERCOLOUR_CACHE", str(tmp_path / "cache"))
+    torch.set_num_threads(1)
+    out = tmp_path / "results"
+    assert check.main(["--tiny", "--only", "revise", "--generations", "2",
+                       "--completion-tokens", "4", "--out", str(out)]) == 0
+    step = json.loads(next(out.glob("train-gpu-tiny-*.json")).read_text())["revise"]
+    assert step["turns"] == 2 and step["show_render"] is True
+    assert step["turns_played"] == [2, 2]
+    assert step["completions_mean_length"] == 8  # the policy's two turns of 4; not the render
+    assert step["trainable_params_loaded"] == step["trainable_params"] > 0
+    assert step["vision_tower_adapted"] is True
+    # the stand-in reward: each turn's reply length / 1000 (4 random tokens: a few characters)
+    assert 0 < step["reward_turn1"] < 0.2 and 0 < step["reward_turn2"] < 0.2
+    assert "peach_hibiscus.png" in step["reward"]
+
+
 @pytest.mark.gpu
 @pytest.mark.slow
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 def test_the_gpu_check(check, tmp_path):
-    assert check.main(["--out", str(tmp_path)]) == 0
+    assert check.main(["--out", str(tmp_path), "--max-generation-s", "3600",
+                       "--budget-s", "36000"]) == 0
     data = json.loads(next(tmp_path.glob("train-gpu-*.json")).read_text())
     for key, (model, cls, trainable) in PLAN.items():
         step = data[key]
         assert step["model"] == model and step["model_class"] == cls
         assert step["trainable_params_loaded"] == step["trainable_params"] == trainable
-        assert step["completions_mean_length"] >= 1024
+        assert step["completions_mean_length"] >= 1024 * step["turns"]
         assert step["step_s"] > step["generation_s"] > 0
         assert step["peak_gib"] < data["gpu_gib"]

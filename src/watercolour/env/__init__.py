@@ -15,24 +15,29 @@ environment, the app), :mod:`~watercolour.env.config` (``WATERCOLOUR_*`` server 
 ``Dockerfile`` beside them deploy it as a Hugging Face Docker Space.
 """
 
-from watercolour.env.client import (
-    DEFAULT_STEP_TIMEOUT_S,
-    RemoteRewarder,
-    WatercolourEnv,
-    from_observation,
-    play_episode,
-    render_message,
-    unavailable,
-)
-from watercolour.env.config import EnvConfig, EnvConfigError
-from watercolour.env.models import (
-    EPISODE_REWARD_RULE,
-    MULTI_TURN_DEFAULT,
-    TurnRecord,
-    WatercolourAction,
-    WatercolourObservation,
-    WatercolourState,
-)
+from importlib import import_module
+from typing import Any
+
+_HOMES = {
+    **dict.fromkeys(("DEFAULT_STEP_TIMEOUT_S", "RemoteRewarder", "WatercolourEnv",
+                     "from_observation", "play_episode", "render_message", "unavailable"),
+                    "client"),
+    **dict.fromkeys(("EnvConfig", "EnvConfigError"), "config"),
+    **dict.fromkeys(("EPISODE_REWARD_RULE", "MULTI_TURN_DEFAULT", "TurnRecord",
+                     "WatercolourAction", "WatercolourObservation", "WatercolourState"),
+                    "models"),
+}
+"""Each public name's module, imported on first use: ``watercolour.env.models`` (what a
+training episode needs) loads without the client's OpenEnv and MCP stack."""
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{_HOMES[name]}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_STEP_TIMEOUT_S",

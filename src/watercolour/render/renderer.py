@@ -7,15 +7,16 @@ import concurrent.futures
 import logging
 import threading
 from collections.abc import Iterable, Sequence
-from typing import Any
-
-from playwright.async_api import Playwright, async_playwright
+from typing import TYPE_CHECKING, Any
 
 from watercolour.errors import SetupError
 from watercolour.render.browser import classify_backend, kill_marked, mesa_llvmpipe_available
 from watercolour.render.config import RenderConfig
 from watercolour.render.result import RenderResult
 from watercolour.render.worker import BrowserWorker
+
+if TYPE_CHECKING:  # imported when a browser starts (:meth:`Renderer.start`)
+    from playwright.async_api import Playwright
 
 SHUTDOWN_TIMEOUT_S = 20.0
 log = logging.getLogger(__name__)
@@ -76,6 +77,8 @@ class Renderer:
         return future
 
     async def _start(self) -> None:
+        from playwright.async_api import async_playwright
+
         self._pw = await async_playwright().start()
         self.gl = await self._choose_gl()
         others = [BrowserWorker(self._pw, self.config, self.gl, i)

@@ -8,10 +8,18 @@ import json
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from playwright.async_api import Browser, BrowserContext, Page, Playwright, Route, WebSocketRoute
+if TYPE_CHECKING:  # Playwright is imported where a browser starts, not by the gates' maths
+    from playwright.async_api import (
+        Browser,
+        BrowserContext,
+        Page,
+        Playwright,
+        Route,
+        WebSocketRoute,
+    )
 
 from watercolour.render.browser import (
     WEBGL_PROBE,
