@@ -7,6 +7,7 @@ path on the miniatures). The check itself runs only where CUDA is (marked ``gpu`
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -47,6 +48,18 @@ def test_the_dry_run_plans_the_full_size_models_as_trl_loads_them(check, capsys)
         assert planned[key]["load_dtype"] == "bfloat16"
         assert (planned[key]["generations"], planned[key]["completion_tokens"]) == (8, 1024)
         assert 0 < planned[key]["estimate_gib"] < 139
+
+
+def test_the_check_needs_neither_playwright_nor_the_env_client():
+    """The GPU machine has no browser library (Playwright's wheel alone is ~40 MB to carry) and
+    no websockets: what the check imports, the episodes' code included, must not load them."""
+    code = ("import sys; sys.path.insert(0, 'benchmarks'); import train_gpu_check, "
+            "watercolour.train.episodes, watercolour.train.trainer, watercolour.train.vision; "
+            "print(sorted(m for m in ('playwright', 'websockets', 'watercolour.env.client') "
+            "if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=BENCH.parent, capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_without_a_gpu_the_check_says_so(check, capsys):

@@ -15,8 +15,7 @@ environment, the app), :mod:`~watercolour.env.config` (``WATERCOLOUR_*`` server 
 ``Dockerfile`` beside them deploy it as a Hugging Face Docker Space.
 """
 
-from importlib import import_module
-from typing import Any
+from watercolour.lazy import lazy_attributes
 
 _HOMES = {
     **dict.fromkeys(("DEFAULT_STEP_TIMEOUT_S", "RemoteRewarder", "WatercolourEnv",
@@ -28,16 +27,10 @@ _HOMES = {
                     "models"),
 }
 """Each public name's module, imported on first use: ``watercolour.env.models`` (what a
-training episode needs) loads without the client's OpenEnv and MCP stack."""
+training episode needs) loads without the client and its websocket connection."""
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{_HOMES[name]}"), name)
-    globals()[name] = value
-    return value
-
+__getattr__ = lazy_attributes(__name__, _HOMES)
 
 __all__ = [
     "DEFAULT_STEP_TIMEOUT_S",

@@ -3,8 +3,7 @@ per-session environment), :mod:`~watercolour.env.server.app` (the FastAPI app) a
 :mod:`~watercolour.env.server.guard` (the token, the session limit, bounded input and idle
 websockets, in front of it)."""
 
-from importlib import import_module
-from typing import Any
+from watercolour.lazy import lazy_attributes
 
 _HOMES = {"Service": "environment", "WatercolourEnvironment": "environment",
           "build_app": "app", "create_server_app": "app"}
@@ -12,12 +11,6 @@ _HOMES = {"Service": "environment", "WatercolourEnvironment": "environment",
 FastAPI stack: what a training episode needs)."""
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{_HOMES[name]}"), name)
-    globals()[name] = value
-    return value
-
+__getattr__ = lazy_attributes(__name__, _HOMES)
 
 __all__ = ["Service", "WatercolourEnvironment", "build_app", "create_server_app"]
