@@ -9,6 +9,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+_UMASK = os.umask(0)
+os.umask(_UMASK)  # read once, at import: the permissions a plain open() would give
+FILE_MODE = 0o666 & ~_UMASK
+"""The mode of a file written here: what ``open(path, "w")`` makes (``mkstemp`` alone would
+leave it readable by its owner only)."""
+
 
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
     """Write ``data`` so that ``path`` holds either the old content or the new, never half."""
@@ -16,6 +22,7 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, FILE_MODE)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
