@@ -76,11 +76,15 @@ MODELS: dict[str, tuple[str, str]] = {
 """Key -> (the recipe, its CPU miniature), in the order the check runs them. The recipe names
 the full-size model."""
 STAND_IN = "stand-in: reply length in characters / 1000 (no rendering)"
-RENDER = Path(__file__).resolve().parents[1] / "book" / "images" / "peach_hibiscus.png"
+ROOT = Path(__file__).resolve().parents[1]
+RENDER = ROOT / "book" / "images" / "peach_hibiscus.png"
 STAND_IN_EPISODE = ("stand-in: each turn's reply length in characters / 1000; every sketch "
-                    "'renders' to book/images/peach_hibiscus.png (no browser)")
+                    f"'renders' to {RENDER.relative_to(ROOT).as_posix()} (no browser)")
 MIN_MODEL_S = 60.0
 """A model is skipped when less of the budget than this is left."""
+GENERATION_SHARE = 0.5
+"""The share of a model's slice of the budget its generation may take (the rest: building,
+the update)."""
 
 
 class FixedRenderSource:
@@ -221,10 +225,8 @@ def grpo_step(key: str, work: Path, *, generations: int, completion_tokens: int,
     model = build_random(run.model_name_or_path, training.load_dtype, device)
     record["build_s"] = round(time.perf_counter() - started, 1)
     record["device"] = torch.cuda.get_device_name(0) if cuda else "cpu"
-    parts: dict[str, Any] = {"processing_class": cached_tokenizer(),
-                             "reward_funcs": [stand_in_reward]}
-    if run.turns > 1:
-        parts = episode_parts(run, work / key / "processor")
+    parts = episode_parts(run, work / key / "processor") if run.turns > 1 else \
+        {"processing_class": cached_tokenizer(), "reward_funcs": [stand_in_reward]}
     trainer = WatercolourGRPOTrainer(
         model=model, args=training, train_dataset=dataset(run),
         peft_config=lora_config(run, None), **parts)
@@ -341,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
                 turns = recipe_args(key, Path(work), generations=args.generations,
                                     completion_tokens=tokens, tiny=False)[0].turns
                 share = left / (len(keys) - keys.index(key))
-                cap = round(min(args.max_generation_s, 0.5 * share / turns), 1)
+                cap = round(min(args.max_generation_s, GENERATION_SHARE * share / turns), 1)
             try:
                 data[key] = grpo_step(key, Path(work), generations=args.generations,
                                       completion_tokens=tokens, tiny=args.tiny,

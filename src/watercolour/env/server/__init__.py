@@ -7,8 +7,8 @@ from watercolour.lazy import lazy_attributes
 
 _HOMES = {"Service": "environment", "WatercolourEnvironment": "environment",
           "build_app": "app", "create_server_app": "app"}
-"""Each public name's module, imported on first use (the environment without the app's
-FastAPI stack: what a training episode needs)."""
+"""Each public name's module, imported on first use: the environment (what a training
+episode needs) loads without the app."""
 
 
 __getattr__ = lazy_attributes(__name__, _HOMES)
