@@ -15,6 +15,7 @@ from watercolour.analysis.findings import (
 )
 from watercolour.analysis.rollouts import read_rollouts
 from watercolour.analysis.thirds import thirds_means
+from watercolour.analysis.turns import last_turns, turn_curve_findings, turn_rollout_findings
 
 
 @dataclass
@@ -28,6 +29,9 @@ class Analysis:
     rollouts: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
     """What was skipped and why (a column or the rollouts missing)."""
+    turns: dict[str, Any] | None = None
+    """A run of multi-turn episodes: :func:`~watercolour.analysis.turns.turn_curve_findings`
+    (``curve``) and :func:`~watercolour.analysis.turns.turn_rollout_findings` (``rollouts``)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -66,6 +70,7 @@ class Analysis:
             if bm["best"]["moved"] is not None:
                 lines.append(f"  best-of-step moved {bm['best']['moved']:+.3f}, median "
                              f"{bm['median']['moved']:+.3f}")
+        lines += turn_lines(self.turns)
         checks = describe_learning(f, r or {})
         if checks:
             lines.append(f"  learned? {checks}")
@@ -79,12 +84,42 @@ def analyse(curve: str | os.PathLike[str], rollouts: str | os.PathLike[str] | No
     frame = read_curve(curve)
     notes: list[str] = []
     findings = curve_findings(frame, notes)
-    rollout_results = None
+    rollout_results, turns = None, None
+    by_turn = turn_curve_findings(frame)
+    if by_turn is not None:
+        turns = {"curve": by_turn}
     if rollouts is not None:
-        rollout_results = rollout_findings(read_rollouts(rollouts), notes)
+        frame_of_rollouts = read_rollouts(rollouts)
+        if "turn" in frame_of_rollouts and frame_of_rollouts["turn"].nunique() > 1:
+            turns = {**(turns or {}), "rollouts": turn_rollout_findings(frame_of_rollouts)}
+            frame_of_rollouts = last_turns(frame_of_rollouts)
+            notes.append("episodes of several turns: the rollout findings are of each "
+                         "episode's last turn (the one its reward scores); `turns` has both")
+        rollout_results = rollout_findings(frame_of_rollouts, notes)
     else:
         notes.append("no rollouts given: bad paintings per third, best-of-step vs median, the "
                      "gain from fewer bad paintings, the ceiling, n_shapes vs reward and the "
                      "reference draw's effect need them (--rollouts)")
     return Analysis(curve=str(Path(curve)), thirds=thirds_means(frame, numeric_columns(frame)),
-                    findings=findings, rollouts=rollout_results, notes=notes)
+                    findings=findings, rollouts=rollout_results, notes=notes, turns=turns)
+
+
+def turn_lines(turns: dict[str, Any] | None) -> list[str]:
+    """Each turn's reward by thirds with its slope t, and the revision's paired gain over the
+    first attempt in the last third (a few lines; none for a single-turn run)."""
+    curve = (turns or {}).get("curve")
+    if not curve:
+        return []
+    lines = []
+    for name, by in curve["by_turn"].items():
+        thirds = " -> ".join("-" if by[t] is None else f"{by[t]:.3f}"
+                             for t in ("first", "middle", "last"))
+        t = by["slope"]["t"]
+        lines.append(f"  {name}: {thirds}; slope t = {'-' if t is None else f'{t:.1f}'}")
+    gain = curve["revision_gain"]["last"]
+    if gain["mean"] is not None:
+        t = gain["t"]
+        lines.append(f"  revision minus first attempt, last third: {gain['mean']:+.3f} "
+                     f"(paired t = {'-' if t is None else f'{t:.1f}'} over {gain['n']} steps)")
+    return lines
+

@@ -3,14 +3,22 @@
     python -m watercolour.train.tiny.runs --mix judge-led --pool runs/main/pool
     python -m watercolour.train.tiny.runs --mix judge-led --pool runs/main/pool \
         --references-schedule linear:0.5:1.0 --name judge-led-curriculum
+    python -m watercolour.train.tiny.runs --config tiny-revise --mix judge-led \
+        --pool runs/main/pool --name revise
 
-trains ``tiny-cpu`` (60 steps of 2 prompts x 8 generations) into ``runs/tiny/<name>`` and
+trains ``tiny-cpu`` (60 steps of 2 prompts x 8 generations; ``--config``: another recipe, such
+as ``tiny-revise``'s 2-turn episodes) into ``runs/tiny/<name>`` and
 publishes into ``results/tiny/<name>/`` (the name defaults to the mix): ``metrics.csv`` (one
 row per step), ``run.json`` (the resolved configuration), ``analysis.json``
 (:func:`watercolour.analysis.analyse` of the curve and the rollouts), ``rollouts-summary.json``
 (per step and per third: outcomes, rewards, n_shapes, paint) and ``contact-sheet.png`` (one
-row per step-third: the paintings nearest that third's median reward). ``--publish-only``
-republishes an existing run.
+row per step-third: the paintings nearest that third's median reward). A run of episodes of
+several turns also gets ``turns`` in its analysis (each turn's reward by thirds, the
+revision's paired gain), ``by_turn`` in its rollout summary (the rest of which, like the
+contact sheet, is of each episode's last turn), ``revisions.png`` (first attempts over their
+revisions) and ``episode.json`` with ``episode-t1.png``, ``episode-t2.png`` (one episode of
+the last third, turn by turn: :mod:`watercolour.train.tiny.episode_results`).
+``--publish-only`` republishes an existing run.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from typing import Any
 import pandas as pd
 
 from watercolour.analysis.findings import describe_learning
+from watercolour.analysis.report import turn_lines
 from watercolour.analysis.thirds import THIRDS
 from watercolour.io import write_bytes_atomic, write_json_atomic
 from watercolour.pool.schema import DEFAULT_POOL
@@ -110,6 +119,7 @@ def contact_sheet(rollouts: pd.DataFrame, source: str | Path, per_third: int = 6
 def publish(run: str | Path, out: str | Path) -> dict[str, Any]:
     """Write what the book reads of the run in ``run`` into ``out``; returns the analysis."""
     from watercolour.analysis import analyse, read_rollouts
+    from watercolour.analysis.turns import last_turns
 
     run, out = Path(run), Path(out)
     source = run / "rollouts" / "rollouts.jsonl"
@@ -122,14 +132,37 @@ def publish(run: str | Path, out: str | Path) -> dict[str, Any]:
     analysis = analyse(run / "metrics.csv", source).to_dict()
     write_json_atomic(out / "analysis.json", analysis)
     rollouts = read_rollouts(source, pictures=True)
-    write_json_atomic(out / "rollouts-summary.json", rollout_summary(rollouts))
-    write_bytes_atomic(out / "contact-sheet.png", contact_sheet(rollouts, source))
+    episodes = "turn" in rollouts and rollouts["turn"].nunique() > 1
+    scored = last_turns(rollouts) if episodes else rollouts
+    summary = rollout_summary(scored)
+    if episodes:
+        summary["by_turn"] = {int(t): rollout_summary(part)["by_third"]
+                              for t, part in rollouts.groupby("turn")}
+        publish_episodes(rollouts, source, out)
+    write_json_atomic(out / "rollouts-summary.json", summary)
+    write_bytes_atomic(out / "contact-sheet.png", contact_sheet(scored, source))
     return analysis
+
+
+def publish_episodes(rollouts: pd.DataFrame, source: Path, out: Path) -> None:
+    """``revisions.png`` and ``episode.json`` (with its renders) of a run of episodes."""
+    from watercolour.train.tiny.episode_results import (
+        episode_record,
+        revision_sheet,
+        typical_episode,
+    )
+
+    write_bytes_atomic(out / "revisions.png", revision_sheet(rollouts, source))
+    episode = typical_episode(rollouts)
+    if episode is not None:
+        write_json_atomic(out / "episode.json", episode_record(episode, source, out))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m watercolour.train.tiny.runs",
                                      description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", default="tiny-cpu",
+                        help="the recipe (default tiny-cpu; tiny-revise: 2-turn episodes)")
     parser.add_argument("--mix", required=True, choices=tuple(PRESETS))
     parser.add_argument("--pool", default=None, help="the reference pool (default: the "
                         f"trainer's, WATERCOLOUR_POOL else {DEFAULT_POOL})")
@@ -152,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
         from watercolour.train.config import parse_args
         from watercolour.train.trainer import train
 
-        flags = ["--config", "tiny-cpu", "--mix", args.mix, "--max-steps", str(args.steps),
+        flags = ["--config", args.config, "--mix", args.mix, "--max-steps", str(args.steps),
                  "--n-episodes", str(args.steps), "--out", str(run),
                  "--run-name", f"tiny-{name}"]
         if args.references_schedule:
@@ -163,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
             flags.append("--resume")
         train(*parse_args(flags))
     analysis = publish(run, Path(args.results) / name)
-    for line in _headline(analysis):
+    for line in [*_headline(analysis), *turn_lines(analysis.get("turns"))]:
         print(line)
     return 0
 
