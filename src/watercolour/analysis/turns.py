@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from watercolour.analysis.findings import _num
 from watercolour.analysis.thirds import THIRDS, slope_t, third_of_steps, thirds_means
 
 TURN_COLUMN = re.compile(r"^reward_turn(\d+)$")
@@ -133,13 +134,6 @@ def _change(pairs: pd.DataFrame, name: str) -> float | None:
 
 def _rounded(stats: dict[str, Any]) -> dict[str, Any]:
     return {k: (_num(v) if k != "n" else v) for k, v in stats.items()}
-
-
-def _num(value: Any) -> float | None:
-    if value is None:
-        return None
-    number = float(value)
-    return None if math.isnan(number) or math.isinf(number) else round(number, 6)
 
 
 __all__ = ["episode_pairs", "last_turns", "paired_gain", "turn_columns", "turn_curve_findings",

@@ -44,6 +44,19 @@ def nearest_median_gain(pairs: pd.DataFrame, n: int) -> pd.DataFrame:
     return pairs.assign(distance=distance).nsmallest(n, "distance").sort_values("gain")
 
 
+def paste_cell(sheet: Any, png: bytes | None, at: tuple[int, int], size: int, label: str
+               ) -> None:
+    """Paste ``png`` shrunk to ``size`` x ``size`` into ``sheet`` (a PIL image) at ``at``, with
+    ``label`` in its corner; nothing when there is no picture."""
+    from PIL import Image, ImageDraw
+
+    if png is None:
+        return
+    image = Image.open(io.BytesIO(png)).convert("RGB").resize((size, size))
+    sheet.paste(image, at)
+    ImageDraw.Draw(sheet).text((at[0] + 4, at[1] + 4), label, fill="black")
+
+
 def revision_sheet(rollouts: pd.DataFrame, source: str | Path, per_row: int = 6,
                    size: int = 160) -> bytes:
     """A PNG: for each of :data:`SHEET_THIRDS`, the first attempts of ``per_row`` episodes over
@@ -64,14 +77,9 @@ def revision_sheet(rollouts: pd.DataFrame, source: str | Path, per_row: int = 6,
             y = (2 * block + row) * size
             draw.text((6, y + size // 2 - 12), f"{third} third\n{label}", fill="black")
             for col, (_, item) in enumerate(chosen.iterrows()):
-                png = rollout_png(item.get(f"png_{end}"), source)
-                if png is None:
-                    continue
-                x = label_w + col * size
-                image = Image.open(io.BytesIO(png)).convert("RGB").resize((size, size))
-                sheet.paste(image, (x, y))
-                draw.text((x + 4, y + 4), f"s{int(item['step'])} {item[f'reward_{end}']:.2f}",
-                          fill="black")
+                paste_cell(sheet, rollout_png(item.get(f"png_{end}"), source),
+                           (label_w + col * size, y), size,
+                           f"s{int(item['step'])} {item[f'reward_{end}']:.2f}")
     buffer = io.BytesIO()
     sheet.save(buffer, format="PNG")
     return buffer.getvalue()

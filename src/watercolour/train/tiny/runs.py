@@ -39,6 +39,7 @@ from watercolour.analysis.thirds import THIRDS
 from watercolour.io import write_bytes_atomic, write_json_atomic
 from watercolour.pool.schema import DEFAULT_POOL
 from watercolour.rewards.mix import PRESETS
+from watercolour.train.tiny.episode_results import paste_cell
 
 RESULTS = Path(__file__).parent / "results"
 """The committed runs, shipped with the package (``results/tiny`` at the top is a link)."""
@@ -103,14 +104,9 @@ def contact_sheet(rollouts: pd.DataFrame, source: str | Path, per_third: int = 6
         part["distance"] = (part["reward"] - median).abs()
         chosen = part.nsmallest(per_third, "distance").sort_values("reward")
         for col, (_, item) in enumerate(chosen.iterrows()):
-            png = rollout_png(item.get("png"), source)
-            if png is None:
-                continue
-            image = Image.open(io.BytesIO(png)).convert("RGB").resize((size, size))
-            x, y = label_w + col * size, row * size
-            sheet.paste(image, (x, y))
-            draw.text((x + 4, y + 4), f"s{int(item['step'])} {item['reward']:.2f}",
-                      fill="black")
+            paste_cell(sheet, rollout_png(item.get("png"), source),
+                       (label_w + col * size, row * size), size,
+                       f"s{int(item['step'])} {item['reward']:.2f}")
     buffer = io.BytesIO()
     sheet.save(buffer, format="PNG")
     return buffer.getvalue()
