@@ -4,6 +4,10 @@ gate rejects and why.
 
     python -m watercolour.train.tiny.evaluate MODEL_DIR --out results/tiny/sft-eval.json
     python -m watercolour.train.tiny.evaluate MODEL_DIR --recipe tiny-cpu --mix hps-only ...
+    python -m watercolour.train.tiny.evaluate MODEL_DIR --recipe tiny-revise --turns 2 ...
+
+(``--turns 2``: episodes of a first attempt, its critique and a revision,
+:mod:`watercolour.train.evaluate_episodes`.)
 
 A thin wrapper, kept so the committed results (``results/tiny/*eval*.json``) stay reproducible
 with the commands that made them: the work is :mod:`watercolour.train.evaluate`'s (``watercolour
@@ -123,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--love-references", type=int, default=None,
                         help="how many of each group's references come from the love tier "
                         "(default half of --references; all of them is the harder bar)")
+    parser.add_argument("--turns", type=int, default=1,
+                        help="episodes of this many turns: each revision follows the critique "
+                        "of the turn before (default 1: single replies)")
     parser.add_argument("--untrained", action="store_true", help="evaluate the model before "
                         "its warm start: the same architecture and tokenizer, random weights")
     args = parser.parse_args(argv)
@@ -137,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     config = RewardConfig.from_env(mix=Mix.preset(args.mix), pool=args.pool,
                                    gate_mode="allowlist")
     known = {s.reply().strip() for s in compact_sketches(warm.sketches)}
+    if args.turns > 1:
+        return _evaluate_episodes(args, model, config, temperature, top_p)
     with Renderer() as renderer:
         result = evaluate_model(model, Rewarder(config, renderer=renderer), n=args.samples,
                                 seed=args.seed, known=known, temperature=temperature,
@@ -145,6 +154,35 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{result['passed']}/{result['samples']} pass the allowlist gate at temperature "
           f"{temperature}, top-p {top_p} "
           f"({result['rejection_reasons']}); mean reward {result['mean_reward']}")
+    return 0
+
+
+def _evaluate_episodes(args: argparse.Namespace, model: str, config: Any, temperature: float,
+                       top_p: float) -> int:
+    from watercolour.render import Renderer
+    from watercolour.rewards import Rewarder
+    from watercolour.train.evaluate_episodes import evaluate_episodes
+
+    started = time.perf_counter()
+    policy, tokenizer = load_policy(Policy(model, model))
+    sampling = Sampling(samples=args.samples, seed=args.seed, temperature=temperature,
+                        top_p=top_p, prompt="short")
+    with Renderer() as renderer:
+        result = evaluate_episodes(policy, tokenizer, Rewarder(config, renderer=renderer),
+                                   sampling, turns=args.turns, love=args.love_references)
+    write_json_atomic(args.out, {"recipe": args.recipe, "model": model,
+                                 "samples": args.samples, "seed": args.seed,
+                                 "temperature": temperature, "top_p": top_p,
+                                 "love_references": args.love_references,
+                                 "gate_mode": config.gate_mode, "mix": config.mix.name,
+                                 **result, "seconds": round(time.perf_counter() - started, 1)})
+    for turn, summary in result["by_turn"].items():
+        print(f"turn {turn}: {summary['passed']}/{args.samples} pass, mean reward "
+              f"{summary['mean_reward']}")
+    r = result["revision"]
+    print(f"revision vs first attempt over {r['episodes']} episodes: higher {r['higher']}, "
+          f"lower {r['lower']}, same {r['same']}; mean gain {r['mean_gain']} "
+          f"(paired t {r['paired_t']})")
     return 0
 
 
