@@ -83,3 +83,20 @@ def test_episodes_sample_the_revision_after_the_critique(tmp_path, renderer, mon
     again = module.evaluate_episodes(model, tokenizer, rewarder, sampling, turns=2, group=4)
     assert [[t["reply"] for t in e] for e in again["episodes"]] == \
         [[t["reply"] for t in e] for e in result["episodes"]]
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_tiny_evaluate_command_writes_episodes(tmp_path, capsys):
+    import json
+
+    from watercolour.train.tiny.evaluate import main
+
+    folder = imprinted_model(tmp_path / "tiny")
+    out = tmp_path / "eval.json"
+    assert main([str(folder), "--out", str(out), "--mix", "hps-only", "--samples", "2",
+                 "--turns", "2", "--temperature", "0.7"]) == 0
+    result = json.loads(out.read_text())
+    assert result["turns"] == 2 and result["samples"] == 2 and result["mix"] == "hps-only"
+    assert set(result["by_turn"]) == {"1", "2"} and len(result["episodes"]) == 2
+    assert "revision vs first attempt over" in capsys.readouterr().out
