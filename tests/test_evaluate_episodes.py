@@ -100,3 +100,15 @@ def test_the_tiny_evaluate_command_writes_episodes(tmp_path, capsys):
     assert result["turns"] == 2 and result["samples"] == 2 and result["mix"] == "hps-only"
     assert set(result["by_turn"]) == {"1", "2"} and len(result["episodes"]) == 2
     assert "revision vs first attempt over" in capsys.readouterr().out
+
+
+def test_the_default_policy_is_the_warm_start_the_recipe_trains():
+    from watercolour.train.tiny.evaluate import recipe_painter
+    from watercolour.train.tiny.warm_start import painter_config
+
+    assert recipe_painter("tiny-revise") == "builtin:tiny-painter-revise"
+    assert recipe_painter("tiny-cpu") == recipe_painter(None) == "builtin:tiny-painter"
+    # the reviser's warm start learned revisions: another cache folder than the plain one
+    assert painter_config(recipe_painter("tiny-revise")).revisions > 0
+    assert painter_config(recipe_painter("tiny-revise")).folder() != \
+        painter_config(recipe_painter("tiny-cpu")).folder()

@@ -102,14 +102,29 @@ def sampling(recipe: str | None, temperature: float | None = None,
     return float(training.temperature), float(training.top_p)
 
 
+def recipe_painter(recipe: str | None) -> str:
+    """The builtin tiny painter ``recipe`` starts from (``tiny-revise``: the one that learned
+    revisions), else the plain one."""
+    from watercolour.train.tiny.warm_start import BUILTIN_PAINTER, BUILTIN_REVISER
+
+    if recipe is None:
+        return BUILTIN_PAINTER
+    from watercolour.train.config import parse_args
+
+    run, _ = parse_args(["--config", recipe])
+    return run.model_name_or_path if run.model_name_or_path in (
+        BUILTIN_PAINTER, BUILTIN_REVISER) else BUILTIN_PAINTER
+
+
 def main(argv: list[str] | None = None) -> int:
     from watercolour.render import Renderer
     from watercolour.rewards import Mix, RewardConfig, Rewarder
-    from watercolour.train.tiny.warm_start import WarmStartConfig
+    from watercolour.train.tiny.warm_start import painter_config
 
     parser = argparse.ArgumentParser(prog="python -m watercolour.train.tiny.evaluate",
                                      description=__doc__.split("\n\n")[0])
-    parser.add_argument("model", help="a model folder (default: the cached warm start)",
+    parser.add_argument("model", help="a model folder (default: the cached warm start, the "
+                        "one the --recipe trains when it names a tiny painter)",
                         nargs="?")
     parser.add_argument("--out", required=True, help="where the JSON goes")
     parser.add_argument("--pool", default=None, help="the reference pool (judge-led mix)")
@@ -134,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
                         "its warm start: the same architecture and tokenizer, random weights")
     args = parser.parse_args(argv)
     temperature, top_p = sampling(args.recipe, args.temperature, args.top_p)
-    warm = WarmStartConfig.from_env()
+    warm = painter_config(recipe_painter(args.recipe))
     model = args.model or str(warm.folder())
     if args.untrained:
         import tempfile
