@@ -156,3 +156,25 @@ def test_the_targets_are_the_issues():
                                      "last_turn_rises": True}
     assert targets_met(2.9, None) == {"revision_beats_first_in_last_third": False,
                                       "last_turn_rises": None}
+
+
+def test_the_chapter_compares_the_evaluations_in_episodes(tmp_path):
+    from watercolour.book.chapters.revise import evaluation_table
+    from watercolour.train.evaluate import summarise
+    from watercolour.train.evaluate_episodes import compare_turns
+
+    def turn(number, status, reward):
+        return {"turn": number, "status": status, "reward": reward,
+                "violations": [] if status == "ok" else ["no_painting_calls: none"]}
+
+    episodes = [[turn(1, "ok", 0.5), turn(2, "ok", 0.7)],
+                [turn(1, "rejected", 0.05), turn(2, "ok", 0.6)]]
+    result = {"turns": 2, "samples": 2,
+              "by_turn": {str(t): summarise([e[t - 1] for e in episodes]) for t in (1, 2)},
+              "revision": compare_turns(episodes)}
+    assert evaluation_table(tmp_path) == ("", {})
+    (tmp_path / "revise").mkdir()
+    (tmp_path / "revise" / "final-eval.json").write_text(json.dumps(result))
+    table, record = evaluation_table(tmp_path)
+    assert "| after the run | 1/2 | 0.275 | 2/2 | 0.650 | 2 / 0 / 0 |" in table
+    assert record["after the run"]["revision_vs_first"]["repaired"] == 1

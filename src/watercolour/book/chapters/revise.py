@@ -144,6 +144,39 @@ def episode_figure(folder: Path) -> Figure | None:
     return figure
 
 
+EVALUATIONS = (("sft-eval-revise.json", "the warm start"),
+               ("revise/final-eval.json", "after the run"))
+"""The committed evaluations in episodes (a file under the results) and the policy each
+sampled (``python -m watercolour.train.tiny.evaluate ... --turns 2``)."""
+
+
+def evaluation_table(committed: Path) -> tuple[str, dict[str, Any]]:
+    """The warm start and the trained policy in fresh episodes on the same seeds (Markdown):
+    per turn how many passed the gate and the mean reward, and the revision against the first
+    attempt episode by episode; with the chapter's record of them ("" when neither exists)."""
+    rows, record = [], {}
+    for name, label in EVALUATIONS:
+        path = committed / name
+        if not path.is_file():
+            continue
+        result = json.loads(path.read_text(encoding="utf-8"))
+        first, last = result["by_turn"]["1"], result["by_turn"][str(result["turns"])]
+        r = result["revision"]
+        rows.append([label, f"{first['passed']}/{result['samples']}",
+                     _fmt(first["mean_reward"]), f"{last['passed']}/{result['samples']}",
+                     _fmt(last["mean_reward"]),
+                     f"{r['higher']} / {r['lower']} / {r['same']}",
+                     f"{_fmt(r['mean_gain'], 3, sign=True)} (t {_fmt(r['paired_t'], 1)})"])
+        record[label] = {"first": first["mean_reward"], "revision": last["mean_reward"],
+                         "revision_vs_first": r}
+    if not rows:
+        return "", record
+    return markdown_table(["policy", "first attempt passed", "first attempt reward",
+                           "revision passed", "revision reward",
+                           "revision higher / lower / same", "mean gain (paired t)"],
+                          rows), record
+
+
 def _fmt(value: float | None, digits: int = 3, sign: bool = False) -> str:
     if value is None:
         return "-"
