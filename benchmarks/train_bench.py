@@ -47,16 +47,17 @@ TARGET_STEP_S = 25.0
 """The tiny painter's GRPO step on 2 cores (issue target), or the split says what bounds it."""
 
 
-def run_tiny_recipe(steps: int, mix: str, pool: str | None, renderer, work: Path
-                    ) -> tuple[list[dict], int]:
-    """The recipe's metrics rows for ``steps`` steps, and its rollouts a step."""
+def run_tiny_recipe(steps: int, mix: str, pool: str | None, renderer, work: Path,
+                    config: str = "tiny-cpu", *extra: str) -> tuple[list[dict], int]:
+    """The recipe's (``config``, then the flags in ``extra``) metrics rows for ``steps``
+    steps, and its rollouts a step."""
     import csv
 
     from watercolour.train.config import parse_args
     from watercolour.train.trainer import train
 
-    flags = ["--config", "tiny-cpu", "--max-steps", str(steps), "--n-episodes", str(steps),
-             "--mix", mix, "--save-steps", str(steps + 1), "--out", str(work / "run")]
+    flags = ["--config", config, "--max-steps", str(steps), "--n-episodes", str(steps),
+             "--mix", mix, "--save-steps", str(steps + 1), "--out", str(work / "run"), *extra]
     if pool:
         flags += ["--pool", pool]
     run, training = parse_args(flags)
