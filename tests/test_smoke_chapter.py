@@ -27,6 +27,10 @@ def test_the_committed_runs_are_shipped_with_the_package():
         for name in ("metrics.csv", "run.json", "analysis.json", "rollouts-summary.json",
                      "contact-sheet.png", "final-eval.json"):
             assert (RESULTS / mix / name).is_file(), (mix, name)
+    for name in ("metrics.csv", "run.json", "analysis.json", "rollouts-summary.json",
+                 "contact-sheet.png", "final-eval.json", "revisions.png", "episode.json",
+                 "episode-t1.png", "episode-t2.png"):
+        assert (RESULTS / "revise" / name).is_file(), ("revise", name)
     assert (ROOT / "results" / "tiny" / "sft-eval.json").resolve() == \
         (RESULTS / "sft-eval.json").resolve()
 
@@ -52,4 +56,9 @@ def test_the_chapter_trains_live_and_shows_both_runs(tmp_path, monkeypatch):
     images = [o for c in nb["cells"] for o in c.get("outputs", [])
               if any(k.endswith("image/png") for k in o.get("data", {}))]
     assert {o["metadata"]["scrapbook"]["name"] for o in images} == {
-        "smoke-live", "smoke-curves", "smoke-sheet-hps-only", "smoke-sheet-judge-led"}
+        "smoke-live", "smoke-curves", "smoke-sheet-hps-only", "smoke-sheet-judge-led",
+        "smoke-revise-curves", "smoke-revise-episode", "smoke-revise-sheet"}
+    # the run of two-turn episodes: each turn by thirds and the two targets
+    assert set(record["revise"]["by_turn"]) == {"reward_turn1", "reward_turn2"}
+    assert set(record["revise"]["targets"]) == {"revision_beats_first_in_last_third",
+                                                "last_turn_rises"}
