@@ -141,7 +141,10 @@ def test_the_chapter_shows_the_published_run_by_turn(tmp_path):
     text = revise.episode_markdown(folder)
     episode = json.loads((folder / "episode.json").read_text())
     assert episode["turns"][0]["critique"] in text and "```javascript" in text
-    assert episode["turns"][1]["sketch"] in text
+    assert episode["turns"][0]["sketch"] in text
+    assert f"-{episode['turns'][0]['sketch']}\n+{episode['turns'][1]['sketch']}" in text
+    assert revise.changed_lines("a\nb\nc", "a\nB\nc") == "@@ -2 +2 @@\n-b\n+B"
+    assert revise.changed_lines("a", "a") == "(no change)"
     figure = revise.episode_figure(folder)
     assert len(figure.axes) == 2 and figure.axes[1].get_title().startswith("revision")
     curves = revise.turn_curves_figure(folder)

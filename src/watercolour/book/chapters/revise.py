@@ -104,8 +104,9 @@ def changes_table(analysis: dict[str, Any]) -> str:
 
 
 def episode_markdown(folder: Path) -> str:
-    """The committed episode turn by turn (Markdown): each turn's reward and status, its sketch,
-    and what the environment said of its render before the next turn."""
+    """The committed episode turn by turn (Markdown): each turn's reward and status, the first
+    sketch whole and each revision as the lines it changed, and what the environment said of
+    a turn's render before the next turn."""
     path = folder / "episode.json"
     if not path.is_file():
         return "The committed run has no episode to show."
@@ -113,15 +114,33 @@ def episode_markdown(folder: Path) -> str:
     parts = [f"Step {episode['step']}, episode {episode['index']} of group "
              f"{episode['group']} ({episode.get('subject') or 'the subject'}):"]
     last = len(episode["turns"])
+    before = None
     for turn in episode["turns"]:
         name = "First attempt" if turn["turn"] == 1 else f"Turn {turn['turn']} (revision)"
         parts.append(f"**{name}**: {turn['status']}, reward {_fmt(turn['reward'])}.")
-        parts.append(f"```javascript\n{(turn['sketch'] or '').strip()}\n```")
+        sketch = (turn["sketch"] or "").strip()
+        if before is None:
+            parts.append(f"```javascript\n{sketch}\n```")
+        else:
+            parts.append("The lines the revision changed (`-` the turn before, `+` this one):")
+            parts.append(f"```diff\n{changed_lines(before, sketch)}\n```")
+        before = sketch
         if turn["turn"] < last:
             parts.append("What the environment said of its render (the next turn's prompt):\n\n"
                          + "\n".join(f"> {line}" for line in
                                      (turn["critique"] or "").strip().splitlines()))
     return "\n\n".join(parts)
+
+
+def changed_lines(before: str, after: str) -> str:
+    """The lines of ``after`` that differ from ``before``, as a unified diff without context
+    (the whole of ``after`` when nothing is shared; "(no change)" when they are equal)."""
+    import difflib
+
+    if before == after:
+        return "(no change)"
+    diff = difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
+    return "\n".join(line for line in diff if not line.startswith(("---", "+++")))
 
 
 def episode_figure(folder: Path) -> Figure | None:
