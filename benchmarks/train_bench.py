@@ -92,12 +92,27 @@ def projection(render_s: float) -> dict:
             "meets_target_at_8": out["8"]["share_max"] < TARGET_SHARE_AT_8}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def recipe_arguments(doc: str, argv: list[str] | None) -> argparse.Namespace:
+    """``--steps``, ``--mix`` and ``--pool``: what a benchmark of the tiny recipes' steps takes
+    (``doc``'s first paragraph is its description)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=4)
     parser.add_argument("--mix", default="judge-led")
     parser.add_argument("--pool", default=None)
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def machine_and_load(load_start: tuple[float, float, float]) -> dict:
+    """The date, the machine, and its load averages at the start and now."""
+    return {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
+                        "python": platform.python_version()},
+            "load_average_at_start": list(load_start),
+            "load_average_at_end": list(os.getloadavg())}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = recipe_arguments(__doc__, argv)
 
     from watercolour.io import write_json_atomic
     from watercolour.render import Renderer
@@ -124,11 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     shares = {k: round(mean_stage[k] / mean_stage["step_time"], 3) for k in STAGES}
     render_median = statistics.median(example_s)
     data = {
-        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
-                    "python": platform.python_version()},
-        "load_average_at_start": list(load_start),
-        "load_average_at_end": list(os.getloadavg()),
+        **machine_and_load(load_start),
         "recipe": {"config": "tiny-cpu", "model": "builtin:tiny-painter", "steps": args.steps,
                    "rollouts_per_step": rollouts_per_step, "mix": args.mix,
                    "gate_mode": "allowlist",

@@ -14,10 +14,8 @@ Writes ``benchmarks/results/turns-bench-<date>.json``.
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import os
-import platform
 import shutil
 import statistics
 import sys
@@ -25,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from train_bench import RESULTS, STAGES, run_tiny_recipe
+from train_bench import RESULTS, STAGES, machine_and_load, recipe_arguments, run_tiny_recipe
 
 POLICY = "builtin:tiny-painter-revise"
 RUNS = {"single-turn": ("tiny-cpu", "--model", POLICY), "two-turn": ("tiny-revise",)}
@@ -42,11 +40,7 @@ def steady_means(rows: list[dict]) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--steps", type=int, default=4)
-    parser.add_argument("--mix", default="judge-led")
-    parser.add_argument("--pool", default=None)
-    args = parser.parse_args(argv)
+    args = recipe_arguments(__doc__, argv)
 
     from watercolour.io import write_json_atomic
     from watercolour.render import Renderer
@@ -71,11 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     ratio = {k: round(double[k] / single[k], 3) for k in ("step_time", *STAGES)
              if single.get(k) and double.get(k)}
     data = {
-        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
-                    "python": platform.python_version()},
-        "load_average_at_start": list(load_start),
-        "load_average_at_end": list(os.getloadavg()),
+        **machine_and_load(load_start),
         "policy": POLICY, "steps": args.steps, "mix": args.mix,
         "sides": sides, "two_turn_over_single": ratio,
         "wall_s": round(time.perf_counter() - started, 1),
