@@ -15,7 +15,12 @@ from watercolour.analysis.findings import (
 )
 from watercolour.analysis.rollouts import read_rollouts
 from watercolour.analysis.thirds import thirds_means
-from watercolour.analysis.turns import last_turns, turn_curve_findings, turn_rollout_findings
+from watercolour.analysis.turns import (
+    has_turns,
+    last_turns,
+    turn_curve_findings,
+    turn_rollout_findings,
+)
 
 
 @dataclass
@@ -90,7 +95,7 @@ def analyse(curve: str | os.PathLike[str], rollouts: str | os.PathLike[str] | No
         turns = {"curve": by_turn}
     if rollouts is not None:
         frame_of_rollouts = read_rollouts(rollouts)
-        if "turn" in frame_of_rollouts and frame_of_rollouts["turn"].nunique() > 1:
+        if has_turns(frame_of_rollouts):
             turns = {**(turns or {}), "rollouts": turn_rollout_findings(frame_of_rollouts)}
             frame_of_rollouts = last_turns(frame_of_rollouts)
             notes.append("episodes of several turns: the rollout findings are of each "

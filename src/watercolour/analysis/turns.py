@@ -25,6 +25,11 @@ EPISODE_KEYS = ("step", "group", "index")
 """What names an episode in the rollout log (each of its turns has the same three)."""
 
 
+def has_turns(rollouts: pd.DataFrame) -> bool:
+    """Whether a rollout log is of episodes of several turns (a ``turn`` column, two values)."""
+    return "turn" in rollouts and rollouts["turn"].nunique() > 1
+
+
 def turn_columns(curve: pd.DataFrame) -> list[str]:
     """The curve's ``reward_turnN`` columns with a value, in turn order."""
     found = [(int(m.group(1)), c) for c in curve.columns if (m := TURN_COLUMN.match(c))
@@ -71,7 +76,9 @@ def turn_curve_findings(curve: pd.DataFrame) -> dict[str, Any] | None:
 
 def episode_pairs(rollouts: pd.DataFrame) -> pd.DataFrame:
     """One row per episode with a first and a later turn: the first turn's fields suffixed
-    ``_first``, the last turn's ``_last`` (an episode that ended at turn 1 has no row)."""
+    ``_first``, the last turn's ``_last``, and ``unchanged`` (the revision repeated the
+    sketch, spaces aside; with sketches in the log) (an episode that ended at turn 1 has no
+    row)."""
     if "turn" not in rollouts:
         return pd.DataFrame()
     frame = rollouts.assign(turn=pd.to_numeric(rollouts["turn"], errors="coerce"))
@@ -79,7 +86,11 @@ def episode_pairs(rollouts: pd.DataFrame) -> pd.DataFrame:
     first = frame[frame["turn"] == 1]
     last = frame.sort_values("turn").groupby(keys, as_index=False).tail(1)
     last = last[last["turn"] > 1]
-    return first.merge(last, on=keys, suffixes=("_first", "_last"))
+    pairs = first.merge(last, on=keys, suffixes=("_first", "_last"))
+    if "sketch_first" in pairs:
+        pairs["unchanged"] = (pairs["sketch_first"].fillna("").str.strip()
+                              == pairs["sketch_last"].fillna("").str.strip())
+    return pairs
 
 
 def last_turns(rollouts: pd.DataFrame) -> pd.DataFrame:
@@ -105,15 +116,13 @@ def turn_rollout_findings(rollouts: pd.DataFrame) -> dict[str, Any] | None:
     def block(part: pd.DataFrame) -> dict[str, Any]:
         both = part[part["reward_first"].notna() & part["reward_last"].notna()]
         ok_first, ok_last = part["status_first"] == "ok", part["status_last"] == "ok"
-        same = (part["sketch_first"].fillna("").str.strip()
-                == part["sketch_last"].fillna("").str.strip()) if "sketch_first" in part \
-            else pd.Series(dtype=bool)
         return {"episodes": len(part),
                 "revision_higher": _num((both["reward_last"] > both["reward_first"]).mean()),
                 "revision_lower": _num((both["reward_last"] < both["reward_first"]).mean()),
                 "reward_first": _num(both["reward_first"].mean()),
                 "reward_last": _num(both["reward_last"].mean()),
-                "unchanged_sketch": _num(same.mean()) if len(same) else None,
+                "unchanged_sketch": _num(part["unchanged"].mean())
+                if "unchanged" in part and len(part) else None,
                 "repaired": int((~ok_first & ok_last).sum()),
                 "broken": int((ok_first & ~ok_last).sum()),
                 "n_shapes_change": _change(part, "n_shapes"),
@@ -136,5 +145,5 @@ def _rounded(stats: dict[str, Any]) -> dict[str, Any]:
     return {k: (_num(v) if k != "n" else v) for k, v in stats.items()}
 
 
-__all__ = ["episode_pairs", "last_turns", "paired_gain", "turn_columns", "turn_curve_findings",
-           "turn_rollout_findings"]
+__all__ = ["episode_pairs", "has_turns", "last_turns", "paired_gain", "turn_columns",
+           "turn_curve_findings", "turn_rollout_findings"]

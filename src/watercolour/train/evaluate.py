@@ -129,28 +129,35 @@ def load_policy(policy: Policy) -> tuple[Any, Any]:
 
 def sample_replies(model: Any, tokenizer: Any, sampling: Sampling) -> list[str]:
     """``sampling.samples`` replies (seeded: the same every time)."""
+    return sample_chats(model, tokenizer, [sampling.chat()] * sampling.samples, sampling)
+
+
+def sample_chats(model: Any, tokenizer: Any, chats: Sequence[list[dict[str, Any]]],
+                 sampling: Sampling) -> list[str]:
+    """One sampled reply to each chat, in batches of ``sampling.batch`` (left-padded, with the
+    end-of-sequence token where the tokenizer has no pad token; the batch from sample ``start``
+    seeded with ``sampling.seed + start``)."""
     import torch
 
     tokenizer.padding_side = "left"
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else \
-        tokenizer.eos_token_id
-    prompt = tokenizer.apply_chat_template(sampling.chat(), tokenize=False,
-                                           add_generation_prompt=True)
-    n, batch = sampling.samples, sampling.batch
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    texts = [tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+             for chat in chats]
+    knobs = {"do_sample": False} if sampling.temperature == 0 else {
+        "do_sample": True, "temperature": sampling.temperature, "top_p": sampling.top_p,
+        "top_k": 0}
     replies: list[str] = []
-    for start in range(0, n, batch):
+    for start in range(0, len(texts), sampling.batch):
         torch.manual_seed(sampling.seed + start)
-        inputs = tokenizer([prompt] * min(batch, n - start), return_tensors="pt",
-                           add_special_tokens=False)
-        greedy = sampling.temperature == 0
-        knobs = {"do_sample": False} if greedy else {
-            "do_sample": True, "temperature": sampling.temperature, "top_p": sampling.top_p,
-            "top_k": 0}
+        inputs = tokenizer(texts[start:start + sampling.batch], return_tensors="pt",
+                           padding=True, add_special_tokens=False)
         with torch.no_grad():
             out = model.generate(**inputs, **knobs, max_new_tokens=sampling.max_new_tokens,
-                                 eos_token_id=tokenizer.eos_token_id, pad_token_id=pad)
-        new = out[:, inputs["input_ids"].shape[1]:]
-        replies += tokenizer.batch_decode(new, skip_special_tokens=True)
+                                 eos_token_id=tokenizer.eos_token_id,
+                                 pad_token_id=tokenizer.pad_token_id)
+        replies += tokenizer.batch_decode(out[:, inputs["input_ids"].shape[1]:],
+                                          skip_special_tokens=True)
     return replies
 
 

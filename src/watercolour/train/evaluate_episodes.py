@@ -13,43 +13,18 @@ every turn, so an episode's turns are judged against the same references.
 
 from __future__ import annotations
 
-import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from watercolour.train.evaluate import Sampling, summarise
+import pandas as pd
+
+from watercolour.analysis.turns import paired_gain
+from watercolour.train.evaluate import Sampling, sample_chats, summarise
 
 TURN_SEED = 7919
 """How far apart the sampling seeds of one episode's turns are."""
-
-
-def sample_chats(model: Any, tokenizer: Any, chats: Sequence[list[dict[str, Any]]],
-                 sampling: Sampling) -> list[str]:
-    """One sampled reply to each chat, in batches of ``sampling.batch`` (left-padded; batch
-    ``b`` seeded with ``sampling.seed + b * sampling.batch``)."""
-    import torch
-
-    tokenizer.padding_side = "left"
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else \
-        tokenizer.eos_token_id
-    texts = [tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
-             for chat in chats]
-    knobs = {"do_sample": False} if sampling.temperature == 0 else {
-        "do_sample": True, "temperature": sampling.temperature, "top_p": sampling.top_p,
-        "top_k": 0}
-    replies: list[str] = []
-    for start in range(0, len(texts), sampling.batch):
-        torch.manual_seed(sampling.seed + start)
-        inputs = tokenizer(texts[start:start + sampling.batch], return_tensors="pt",
-                           padding=True, add_special_tokens=False)
-        with torch.no_grad():
-            out = model.generate(**inputs, **knobs, max_new_tokens=sampling.max_new_tokens,
-                                 eos_token_id=tokenizer.eos_token_id, pad_token_id=pad)
-        replies += tokenizer.batch_decode(out[:, inputs["input_ids"].shape[1]:],
-                                          skip_special_tokens=True)
-    return replies
 
 
 def evaluate_episodes(model: Any, tokenizer: Any, rewarder: Any, sampling: Sampling,
@@ -103,14 +78,12 @@ def compare_turns(episodes: Sequence[Sequence[dict[str, Any]]]) -> dict[str, Any
     pairs = [(e[0], e[-1]) for e in episodes if len(e) > 1
              and e[0]["reward"] is not None and e[-1]["reward"] is not None]
     gains = [last["reward"] - first["reward"] for first, last in pairs]
-    n = len(gains)
-    t = None
-    if n >= 2 and statistics.stdev(gains) > 1e-12:
-        t = round(statistics.fmean(gains) / (statistics.stdev(gains) / math.sqrt(n)), 3)
-    return {"episodes": n,
+    t = paired_gain(pd.Series([last["reward"] for _, last in pairs], dtype=float),
+                    pd.Series([first["reward"] for first, _ in pairs], dtype=float))["t"]
+    return {"episodes": len(gains),
             "higher": sum(g > 0 for g in gains), "lower": sum(g < 0 for g in gains),
             "same": sum(g == 0 for g in gains),
             "mean_gain": round(statistics.fmean(gains), 4) if gains else None,
-            "paired_t": t,
+            "paired_t": None if t is None else round(t, 3),
             "repaired": sum(f["status"] == "rejected" and s["status"] == "ok" for f, s in pairs),
             "broken": sum(f["status"] == "ok" and s["status"] == "rejected" for f, s in pairs)}

@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 
 from watercolour.analysis import read_curve
 from watercolour.analysis.findings import MIN_SLOPE_T
+from watercolour.analysis.thirds import THIRDS
 from watercolour.notebooks import markdown_table
 
 RUN = "revise"
@@ -20,7 +21,6 @@ MIN_PAIRED_T = 3.0
 """The issue's target: over the last third, the revision beats the first attempt with a paired
 t over the steps at least this (and the last turn's reward rises with a slope t of
 :data:`~watercolour.analysis.findings.MIN_SLOPE_T`)."""
-THIRDS = ("first", "middle", "last")
 
 
 def committed_run(committed: Path) -> Path | None:

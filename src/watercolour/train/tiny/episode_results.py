@@ -57,15 +57,15 @@ def paste_cell(sheet: Any, png: bytes | None, at: tuple[int, int], size: int, la
     ImageDraw.Draw(sheet).text((at[0] + 4, at[1] + 4), label, fill="black")
 
 
-def revision_sheet(rollouts: pd.DataFrame, source: str | Path, per_row: int = 6,
+def revision_sheet(pairs: pd.DataFrame, source: str | Path, per_row: int = 6,
                    size: int = 160) -> bytes:
-    """A PNG: for each of :data:`SHEET_THIRDS`, the first attempts of ``per_row`` episodes over
-    their revisions, each labelled with its step and reward."""
+    """A PNG: for each of :data:`SHEET_THIRDS`, the first attempts of ``per_row`` of the
+    episodes in ``pairs`` (:func:`scored_pairs`) over their revisions, each labelled with its
+    step and reward."""
     from PIL import Image, ImageDraw
 
     from watercolour.analysis.rollouts import rollout_png
 
-    pairs = scored_pairs(rollouts)
     label_w = 110
     sheet = Image.new("RGB", (label_w + per_row * size, 2 * len(SHEET_THIRDS) * size), "white")
     draw = ImageDraw.Draw(sheet)
@@ -85,15 +85,14 @@ def revision_sheet(rollouts: pd.DataFrame, source: str | Path, per_row: int = 6,
     return buffer.getvalue()
 
 
-def typical_episode(rollouts: pd.DataFrame) -> pd.DataFrame | None:
-    """One episode of the last third, every turn in order: both ends scored, the sketch
-    changed, the gain nearest the third's median (``None`` when no episode qualifies)."""
-    pairs = scored_pairs(rollouts)
+def typical_episode(rollouts: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame | None:
+    """One episode of ``rollouts``, every turn in order: of ``pairs`` (:func:`scored_pairs`)
+    in the last third, one whose sketch changed, its gain nearest the third's median
+    (``None`` when no episode qualifies)."""
     if pairs.empty:
         return None
     pairs = pairs[pairs["third"] == "last"]
-    changed = pairs[pairs["sketch_first"].fillna("").str.strip()
-                    != pairs["sketch_last"].fillna("").str.strip()]
+    changed = pairs[~pairs["unchanged"]]
     chosen = nearest_median_gain(changed if not changed.empty else pairs, 1)
     if chosen.empty:
         return None

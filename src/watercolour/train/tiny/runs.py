@@ -115,7 +115,7 @@ def contact_sheet(rollouts: pd.DataFrame, source: str | Path, per_third: int = 6
 def publish(run: str | Path, out: str | Path) -> dict[str, Any]:
     """Write what the book reads of the run in ``run`` into ``out``; returns the analysis."""
     from watercolour.analysis import analyse, read_rollouts
-    from watercolour.analysis.turns import last_turns
+    from watercolour.analysis.turns import has_turns, last_turns
 
     run, out = Path(run), Path(out)
     source = run / "rollouts" / "rollouts.jsonl"
@@ -128,7 +128,7 @@ def publish(run: str | Path, out: str | Path) -> dict[str, Any]:
     analysis = analyse(run / "metrics.csv", source).to_dict()
     write_json_atomic(out / "analysis.json", analysis)
     rollouts = read_rollouts(source, pictures=True)
-    episodes = "turn" in rollouts and rollouts["turn"].nunique() > 1
+    episodes = has_turns(rollouts)
     scored = last_turns(rollouts) if episodes else rollouts
     summary = rollout_summary(scored)
     if episodes:
@@ -145,11 +145,13 @@ def publish_episodes(rollouts: pd.DataFrame, source: Path, out: Path) -> None:
     from watercolour.train.tiny.episode_results import (
         episode_record,
         revision_sheet,
+        scored_pairs,
         typical_episode,
     )
 
-    write_bytes_atomic(out / "revisions.png", revision_sheet(rollouts, source))
-    episode = typical_episode(rollouts)
+    pairs = scored_pairs(rollouts)
+    write_bytes_atomic(out / "revisions.png", revision_sheet(pairs, source))
+    episode = typical_episode(rollouts, pairs)
     if episode is not None:
         write_json_atomic(out / "episode.json", episode_record(episode, source, out))
 
