@@ -122,6 +122,27 @@ def test_publish_only_prints_the_turns(tmp_path, capsys):
     assert (tmp_path / "results" / "revise" / "revisions.png").is_file()
 
 
+@pytest.mark.parametrize("extra", [[], ["--steps", "7"]])
+def test_steps_default_to_the_recipes(tmp_path, monkeypatch, extra):
+    """A run trains the recipe's max_steps unless --steps says otherwise; the trainer gets as
+    many episodes as steps (2 prompts a step over 3 epochs, as the recipes set them)."""
+    import watercolour.train.tiny.runs as runs
+    import watercolour.train.trainer as trainer
+    from watercolour.train.config import parse_args
+
+    recipe = parse_args(["--config", "tiny-revise", "--mix", "judge-led"])[1].max_steps
+    steps = int(extra[1]) if extra else recipe
+    assert recipe != 7
+
+    got = {}
+    monkeypatch.setattr(trainer, "train", lambda run, training: got.update(
+        steps=training.max_steps, episodes=run.n_episodes, out=training.output_dir))
+    monkeypatch.setattr(runs, "publish", lambda run, out: {"findings": {}})
+    assert main(["--config", "tiny-revise", "--mix", "judge-led", "--name", "revise",
+                 "--runs", str(tmp_path), *extra]) == 0
+    assert got == {"steps": steps, "episodes": steps, "out": str(tmp_path / "revise")}
+
+
 def test_the_chapter_shows_the_published_run_by_turn(tmp_path):
     from watercolour.book.chapters import revise
 

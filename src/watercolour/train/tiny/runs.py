@@ -164,7 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mix", required=True, choices=tuple(PRESETS))
     parser.add_argument("--pool", default=None, help="the reference pool (default: the "
                         f"trainer's, WATERCOLOUR_POOL else {DEFAULT_POOL})")
-    parser.add_argument("--steps", type=int, default=60)
+    parser.add_argument("--steps", type=int, default=None,
+                        help="GRPO steps (default the recipe's max_steps: tiny-cpu 60, "
+                        "tiny-revise 90)")
     parser.add_argument("--references-schedule", default=None,
                         help="the references' tier mix by step (see watercolour train --help; "
                         "default the trainer's, half love)")
@@ -183,9 +185,10 @@ def main(argv: list[str] | None = None) -> int:
         from watercolour.train.config import parse_args
         from watercolour.train.trainer import train
 
-        flags = ["--config", args.config, "--mix", args.mix, "--max-steps", str(args.steps),
-                 "--n-episodes", str(args.steps), "--out", str(run),
+        flags = ["--config", args.config, "--mix", args.mix, "--out", str(run),
                  "--run-name", f"tiny-{name}"]
+        if args.steps is not None:
+            flags += ["--max-steps", str(args.steps), "--n-episodes", str(args.steps)]
         if args.references_schedule:
             flags += ["--references-schedule", args.references_schedule]
         if args.pool:
