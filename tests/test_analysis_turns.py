@@ -11,7 +11,7 @@ import statistics
 import pandas as pd
 import pytest
 
-from watercolour.analysis import analyse
+from watercolour.analysis import analyse, read_rollouts
 from watercolour.analysis.turns import (
     episode_pairs,
     paired_gain,
@@ -128,8 +128,9 @@ def test_analyse_reports_turns_and_scores_rollouts_by_their_last_turn(tmp_path):
     assert any("last turn" in note for note in analysis.notes)
     text = "\n".join(analysis.summary_lines())
     assert "reward_turn2:" in text and "paired t" in text
-    # JSON-ready
+    # JSON-ready; the frame read_rollouts gives (with the pictures) is analysed as its path is
     json.dumps(analysis.to_dict())
+    assert analyse(path, read_rollouts(log, pictures=True)).to_dict() == analysis.to_dict()
     # a single-turn curve and log: no turns
     single = tmp_path / "single.csv"
     with open(single, "w", newline="") as handle:

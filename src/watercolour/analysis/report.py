@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from watercolour.analysis.curves import numeric_columns, read_curve
 from watercolour.analysis.findings import (
     curve_findings,
@@ -83,9 +85,10 @@ class Analysis:
         return lines
 
 
-def analyse(curve: str | os.PathLike[str], rollouts: str | os.PathLike[str] | None = None
-            ) -> Analysis:
-    """Analyse a per-step curve CSV and, when given, the run's rollouts dataset."""
+def analyse(curve: str | os.PathLike[str],
+            rollouts: str | os.PathLike[str] | pd.DataFrame | None = None) -> Analysis:
+    """Analyse a per-step curve CSV and, when given, the run's rollouts: a dataset's path, or
+    the frame :func:`read_rollouts` read from one."""
     frame = read_curve(curve)
     notes: list[str] = []
     findings = curve_findings(frame, notes)
@@ -94,7 +97,8 @@ def analyse(curve: str | os.PathLike[str], rollouts: str | os.PathLike[str] | No
     if by_turn is not None:
         turns = {"curve": by_turn}
     if rollouts is not None:
-        frame_of_rollouts = read_rollouts(rollouts)
+        frame_of_rollouts = (rollouts if isinstance(rollouts, pd.DataFrame)
+                             else read_rollouts(rollouts))
         if has_turns(frame_of_rollouts):
             turns = {**(turns or {}), "rollouts": turn_rollout_findings(frame_of_rollouts)}
             frame_of_rollouts = last_turns(frame_of_rollouts)

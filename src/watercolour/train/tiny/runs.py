@@ -125,9 +125,9 @@ def publish(run: str | Path, out: str | Path) -> dict[str, Any]:
     for name in ("metrics.csv", "run.json"):
         shutil.copyfile(run / name, out / f".{name}.tmp")
         (out / f".{name}.tmp").replace(out / name)
-    analysis = analyse(run / "metrics.csv", source).to_dict()
-    write_json_atomic(out / "analysis.json", analysis)
     rollouts = read_rollouts(source, pictures=True)
+    analysis = analyse(run / "metrics.csv", rollouts).to_dict()
+    write_json_atomic(out / "analysis.json", analysis)
     episodes = has_turns(rollouts)
     scored = last_turns(rollouts) if episodes else rollouts
     summary = rollout_summary(scored)
