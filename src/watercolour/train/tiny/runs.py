@@ -165,8 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pool", default=None, help="the reference pool (default: the "
                         f"trainer's, WATERCOLOUR_POOL else {DEFAULT_POOL})")
     parser.add_argument("--steps", type=int, default=None,
-                        help="GRPO steps (default the recipe's max_steps: tiny-cpu 60, "
-                        "tiny-revise 90)")
+                        help="GRPO steps (default the recipe's max_steps)")
     parser.add_argument("--references-schedule", default=None,
                         help="the references' tier mix by step (see watercolour train --help; "
                         "default the trainer's, half love)")
