@@ -34,8 +34,11 @@ default declared once on :class:`~watercolour.rewards.RewardConfig`,
 fields' rules check the values; a bad variable is one error naming it, before anything runs).
 
 On a GPU machine ``--use-vllm`` (and TRL's ``--vllm-mode``, ``--vllm-server-host``,
-``--vllm-gpu-memory-utilization``, ...) passes generation to vLLM unchanged: those are
-GRPOConfig's own fields (vLLM is not installed or testable here).
+``--vllm-gpu-memory-utilization``, ...) passes generation to vLLM: those are GRPOConfig's own
+fields (vLLM is not installed or testable here). Either backend stops a reply at the closing
+fence of its code block (``--stop-at-fence``, on by default) and may cap a generation call's
+time (``--generation-budget-s``, transformers only): :func:`parse_args` puts both into TRL's
+``generation_kwargs`` in the backend's form (:mod:`watercolour.train.generation`).
 
 Each dataclass checks its own values in ``__post_init__`` (one-line
 :class:`~watercolour.errors.InputError`); the one rule across both, ``--dtype`` against
@@ -166,8 +169,9 @@ class RunArguments(ModelConfig):
     turns: int = field(default=1, metadata={
         "help": "Turns an episode has. 1: one sketch a rollout. K > 1: the policy sketches, "
                 "reads the environment's critique of its render and revises, K turns in all, "
-                "rewarded by the episode's reward (the last turn's, plus "
-                "WATERCOLOUR_ENV_IMPROVEMENT_BONUS's bonus); the critique's tokens are masked "
+                "rewarded by the episode's reward (the last turn's, less "
+                "WATERCOLOUR_ENV_REGRESSION_PENALTY's penalty for a revision that made it "
+                "worse); the critique's tokens are masked "
                 "out of the loss; metrics.csv gains reward_turn1..K and revision_beats_first."})
     show_render: bool | None = field(default=None, metadata={
         "nargs": "?", "const": True, "type": string_to_bool,
@@ -176,6 +180,16 @@ class RunArguments(ModelConfig):
                 "Unset: on for a vision policy (a ...ForConditionalGeneration with a vision "
                 "tower and an image processor: Qwen3.5), off for a text one; true for a text "
                 "policy is an error."})
+    stop_at_fence: bool = field(default=True, metadata={
+        "help": "Stop each reply at the closing fence of its code block (and at EOS), with "
+                "transformers and vLLM alike (watercolour.train.generation): a reply that "
+                "finishes its sketch and keeps talking no longer runs to "
+                "max_completion_length."})
+    generation_budget_s: float | None = field(default=None, metadata={
+        "help": "Seconds one generation call may take (a step's batch; in episodes, one "
+                "turn): replies still being written then end where they are, truncated, and "
+                "the gate scores them as such (transformers' max_time; refused with "
+                "--use-vllm, which has no time limit per request). Unset: no limit."})
     n_episodes: int = field(default=240, metadata={
         "help": "Prompts in the training dataset (each gives one group of num_generations)."})
     resume: str | None = field(default=None, metadata={
@@ -224,6 +238,9 @@ class RunArguments(ModelConfig):
         elif not REPO_ID.match(str(self.resume)):
             raise InputError(f"--resume takes nothing (the last checkpoint in --out) or a Hub "
                              f"repository id owner/name, got {self.resume!r}")
+        if self.generation_budget_s is not None and self.generation_budget_s <= 0:
+            raise InputError(f"--generation-budget-s must be positive, got "
+                             f"{self.generation_budget_s}")
         if self.hub_sync_minutes <= 0:
             raise InputError(f"--hub-sync-minutes must be positive, got {self.hub_sync_minutes}")
         if self.env_timeout_s <= 0 or self.env_retries < 0:
@@ -462,6 +479,9 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[RunArguments, TrainAr
     except ValueError as err:  # HfArgumentParser: unused arguments, bad values in a recipe
         raise InputError(str(err)) from None
     wire_model_init_kwargs(run, training)
+    from watercolour.train.generation import wire_generation_kwargs
+
+    wire_generation_kwargs(run, training)
     return run, training
 
 

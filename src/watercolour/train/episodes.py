@@ -11,9 +11,10 @@ group's seed, as in single-turn training). The environment's own pieces make the
 (:mod:`watercolour.env.server.environment`, nothing restated here): :func:`turn_record` writes
 each turn's record and its critique (the render's own measurements, never the references or
 the score), :func:`revision_prompt` the user turn around it, and :func:`episode_reward` the
-episode's reward (the last turn's, plus the optional improvement bonus a sabotaged first turn
-cannot earn; ``WATERCOLOUR_ENV_IMPROVEMENT_BONUS`` and ``..._FLOOR`` as on the server). An
-unavailable turn ends its episode with reward ``None`` (TRL drops it from its group).
+episode's reward (the last turn's, less the optional regression penalty,
+``WATERCOLOUR_ENV_REGRESSION_PENALTY`` as on the server: never more than the last sketch earns
+on every turn, so a sabotaged first turn gains nothing). An unavailable turn ends its episode
+with reward ``None`` (TRL drops it from its group).
 
 What GRPO trains on: the completion is every token after the prompt, the policy's turns and
 the environment's turns between them; ``env_mask`` (TRL's name; its ``tool_mask`` inside) is
@@ -69,7 +70,8 @@ use.
 
 Logged per step (``metrics.csv``): ``reward_turn1``, ``reward_turn2``, ... (the mean reward of
 each turn's scored rollouts), ``revision_beats_first`` (the share of episodes, both ends scored,
-whose last turn earned more than the first) and ``improvement_bonus_mean``; the project's
+whose last turn earned more than the first) and ``regression_penalty_mean`` (what the
+penalty took, on average); the project's
 batch metrics (``gate_pass_rate``, ``hps_mean``, ...) are the last turn's. The rollout log
 gets one line per turn (``turn``, ``critique``, ``episode_reward`` beside the usual fields;
 with ``--show-render``, ``saw_render``: whether the turn was written looking at the previous
@@ -104,7 +106,7 @@ def episode_columns(turns: int) -> tuple[str, ...]:
     if turns <= 1:
         return ()
     return (*(f"reward_turn{t}" for t in range(1, turns + 1)), "revision_beats_first",
-            "improvement_bonus_mean")
+            "regression_penalty_mean")
 
 
 def _rendered(processing_class: Any, conversation: list[dict[str, Any]], generation: bool,
@@ -193,7 +195,8 @@ class EpisodeRollout:
         turns: turns an episode has (2: a sketch and one revision).
         subject: what the policy paints (the dataset's one subject).
         on_scored: gets each scored turn (the rollout log).
-        bonus, floor: the improvement bonus and its floor (default: the server's variables).
+        penalty: the regression penalty (default: the server's variable,
+            ``WATERCOLOUR_ENV_REGRESSION_PENALTY``).
         schedule: the references' curriculum (:mod:`watercolour.rewards.curriculum`; None or
             ``half``: the source's default draw).
         show_render: put each render into the revision turn as a picture (a vision policy:
@@ -201,21 +204,19 @@ class EpisodeRollout:
     """
 
     def __init__(self, source: Any, turns: int, subject: str, on_scored: Scored | None = None,
-                 bonus: float | None = None, floor: float | None = None,
-                 schedule: Any = None, show_render: bool = False) -> None:
+                 penalty: float | None = None, schedule: Any = None,
+                 show_render: bool = False) -> None:
         if turns < 2:
             raise ValueError(f"an episode of revisions has at least 2 turns, got {turns}")
-        if bonus is None or floor is None:
+        if penalty is None:
             from watercolour.env.config import EnvConfig
 
-            config = EnvConfig.from_env()
-            bonus = config.improvement_bonus if bonus is None else bonus
-            floor = config.improvement_floor if floor is None else floor
+            penalty = EnvConfig.from_env().regression_penalty
         self.source, self.turns, self.subject = source, turns, subject
         self.on_scored = on_scored
         self.schedule = schedule
         self.show_render = show_render
-        self.bonus, self.floor = float(bonus), float(floor)
+        self.penalty = float(penalty)
         self.last: list[list[TurnRecord]] = []  # the last batch's histories (tests, analysis)
 
     # ------------------------------------------------------------ the reward function
@@ -304,11 +305,11 @@ class EpisodeRollout:
                 if image is not None:
                     shown[i].append((image, fields))
                     saw.add((i, turn + 1))
-                if completion[i][-1] not in ends:  # a turn cut off at the length limit
+                if completion[i][-1] not in ends:  # cut at the length limit, or at its fence
                     user = [tokenizer.eos_token_id, *user]
                 completion[i] += user
                 mask[i] += [0] * len(user)
-        rewards = [episode_reward(h, self.bonus, self.floor) for h in histories]
+        rewards = [episode_reward(h, self.penalty) for h in histories]
         self.last = histories
         if self.on_scored is not None:
             place = places(keys)
@@ -343,9 +344,9 @@ class EpisodeRollout:
                  if r is not None and len(h) > 1]
         if pairs:
             metrics["revision_beats_first"].append(mean(float(b > a) for a, b in pairs))
-        paid = [p for r, p in rewards if r is not None]
-        if paid:
-            metrics["improvement_bonus_mean"].append(mean(paid))
+        taken = [p for r, p in rewards if r is not None]
+        if taken:
+            metrics["regression_penalty_mean"].append(mean(taken))
         for name, value in batch_metrics(final, self.source.mix.weights).items():
             metrics[name].append(value)  # the project's batch metrics: each episode's last turn
         metrics["time/rewards_s"].append(scoring)

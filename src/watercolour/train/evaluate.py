@@ -45,6 +45,9 @@ class Sampling:
     prompt: str = "full"
     """full: the system prompt + the request (as the trainer's default); short: the request."""
     batch: int = 8
+    stop_at_fence: bool = True
+    """Stop each reply at the closing fence of its code block, as training does
+    (:data:`watercolour.train.generation.FENCE_STOP`), as well as at EOS."""
 
     def __post_init__(self) -> None:
         if self.samples < 1 or self.batch < 1 or self.max_new_tokens < 1:
@@ -136,7 +139,8 @@ def sample_chats(model: Any, tokenizer: Any, chats: Sequence[list[dict[str, Any]
                  sampling: Sampling) -> list[str]:
     """One sampled reply to each chat, in batches of ``sampling.batch`` (left-padded, with the
     end-of-sequence token where the tokenizer has no pad token; the batch from sample ``start``
-    seeded with ``sampling.seed + start``)."""
+    seeded with ``sampling.seed + start``), each ending at EOS or, with
+    ``sampling.stop_at_fence``, at the closing fence of its code block."""
     import torch
 
     tokenizer.padding_side = "left"
@@ -147,6 +151,10 @@ def sample_chats(model: Any, tokenizer: Any, chats: Sequence[list[dict[str, Any]
     knobs = {"do_sample": False} if sampling.temperature == 0 else {
         "do_sample": True, "temperature": sampling.temperature, "top_p": sampling.top_p,
         "top_k": 0}
+    if sampling.stop_at_fence:
+        from watercolour.train.generation import stop_kwargs
+
+        knobs.update(stop_kwargs("transformers"), tokenizer=tokenizer)
     replies: list[str] = []
     for start in range(0, len(texts), sampling.batch):
         torch.manual_seed(sampling.seed + start)

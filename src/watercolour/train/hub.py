@@ -113,6 +113,12 @@ def model_card(record: dict[str, Any], metrics: dict[str, str], repo_id: str,
         links.append(f"- Training dashboard (trackio): "
                      f"[{space}](https://huggingface.co/spaces/{space})")
     figures = "\n\n".join(f"![{Path(c).stem}]({c})" for c in curves)
+    generation = record.get("generation") or {}
+    linear = ((generation.get("kernels") or {}).get("linear_attention") or {})
+    generated = (f"- Generation: {generation.get('backend')}"
+                 + ("; linear-attention kernels: " + ", ".join(
+                     f"{k} {v}" for k, v in linear.items()) if linear else "")
+                 + ".\n" if generation else "")
     content = f"""---
 {data.to_yaml()}
 ---
@@ -133,7 +139,7 @@ p5.js + p5.brush sketches, rewarded by the watercolour environment.
   `run.json`.
 - Reward: the `{(reward.get('mix') or {}).get('name')}` mix, gate mode
   `{reward.get('gate_mode')}`, {reward.get('references')} references a group.
-
+{generated}
 {chr(10).join(links)}
 
 ## Last step

@@ -32,6 +32,7 @@ then given the policy's processor, not its tokenizer.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import platform
 import sys
@@ -83,6 +84,47 @@ class WatercolourGRPOTrainer(GRPOTrainer):
         self.scoring_in_generation_s = 0.0
         self.episode_images: dict[str, Any] | None = None  # the batch's, while it is scored
 
+    def _generate_single_turn(self, prompt_ids: Any, images: Any, multimodal_fields: Any,
+                              num_generations: int, *args: Any, **kwargs: Any) -> Any:
+        """TRL's, with the tokenizer handed to transformers' ``generate`` when the generation
+        config has stop strings (TRL 1.16 does not pass it, and ``generate`` refuses stop
+        strings without one): the stop at the closing fence
+        (:mod:`watercolour.train.generation`)."""
+        stops = getattr(getattr(self, "generation_config", None), "stop_strings", None)
+        if self.use_vllm or not stops:
+            return super()._generate_single_turn(prompt_ids, images, multimodal_fields,
+                                                 num_generations, *args, **kwargs)
+        model = self.accelerator.unwrap_model(self.model_wrapped)
+        model.generate = functools.partial(model.generate, tokenizer=self._tokenizer)
+        try:
+            return super()._generate_single_turn(prompt_ids, images, multimodal_fields,
+                                                 num_generations, *args, **kwargs)
+        finally:
+            del model.generate
+
+    def _recount_clipped(self, completion_ids: list[list[int]]) -> None:
+        """TRL's ``completions/clipped_ratio`` counts every completion without EOS; a reply
+        that stopped at its closing fence was not cut: recount without those, and log their
+        share as ``completions/stopped_ratio``."""
+        import torch
+
+        from watercolour.train.generation import stopped_at_fence
+
+        mode = "train" if self.model.training else "eval"
+        ends = {*self.eos_token_ids, self._tokenizer.pad_token_id}
+        open_ended = [i for i, ids in enumerate(completion_ids) if ids and ids[-1] not in ends]
+        texts = self._tokenizer.batch_decode([completion_ids[i] for i in open_ended],
+                                             skip_special_tokens=True)
+        stopped = {i for i, text in zip(open_ended, texts) if stopped_at_fence(text)}
+        flags = torch.tensor([[float(i in stopped), float(i in open_ended and i not in stopped)]
+                              for i in range(len(completion_ids))] or [[0.0, 0.0]],
+                             device=self.accelerator.device)
+        shares = self.accelerator.gather(flags).mean(dim=0).tolist()
+        metrics = self._metrics[mode]
+        if metrics.get("completions/clipped_ratio"):
+            metrics["completions/clipped_ratio"][-1] = shares[1]
+        metrics["completions/stopped_ratio"].append(shares[0])
+
     def _generate(self, prompts: list) -> Any:
         from watercolour.train.episodes import IMAGES
         from watercolour.train.vision import image_inputs
@@ -92,6 +134,7 @@ class WatercolourGRPOTrainer(GRPOTrainer):
         elapsed = time.perf_counter() - started - self.scoring_in_generation_s
         self.scoring_in_generation_s = 0.0
         self._metrics["train"]["time/generation_s"].append(elapsed)
+        self._recount_clipped(out[1])
         images = out[5].pop(IMAGES, None)  # extra_fields: not a reward function's argument
         if images is not None:
             self.episode_images = image_inputs(images, self.processing_class.image_processor,
@@ -314,6 +357,20 @@ def last_checkpoint(out: Path) -> Path | None:
     return Path(found) if found else None
 
 
+def generation_record_of(trainer: Any, training: TrainArguments) -> dict[str, Any]:
+    """The generation part of ``run.json`` for a built trainer: its backend and the kernel
+    path of each layer type of its model (:func:`watercolour.train.generation.generation_record`)
+    and the stop and budget it generates with."""
+    from watercolour.train.generation import generation_record
+
+    config = getattr(trainer.model, "config", None)
+    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    record = generation_record(getattr(config, "model_type", None), bool(training.use_vllm),
+                               text)
+    record["generation_kwargs"] = dict(training.generation_kwargs or {})
+    return record
+
+
 def main_process_log(on_scored: Any, training: TrainArguments) -> Any:
     """``on_scored`` for a run of ``training.world_size`` processes: with one, itself; with
     more, a callback every process calls with its own scored batch, which gathers all of them
@@ -461,6 +518,9 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
             reward_funcs=[episodes.reward_function()] if episodes else functions.functions(),
             peft_config=lora_config(run, model), callbacks=[metrics], **more,
             **quantization_config(run))
+        record["generation"] = generation_record_of(trainer, training)
+        if main:  # the backend and the kernel path each layer type took, once loaded
+            write_json_atomic(out / "run.json", record)
         trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
         trainer.args.push_to_hub = False  # save_model would push OUT: the end's upload is ours
         trainer.save_model(str(out / "final"))  # the main process saves (TRL/transformers)
