@@ -169,7 +169,7 @@ def test_the_gate_breakage_table_and_its_numbers():
         "trained": [{"temperature": 0.8, "top_p": 0.95, "broken": 0, "samples": 300},
                     {"temperature": 1.0, "top_p": 1.0, "broken": 20, "samples": 300}]}}
     assert smoke.breakage_table(breakage).splitlines() == [
-        "| model | T 0.8, top-p 0.95 | T 1.0, top-p 1.0 |", "|---|---|---|",
+        "| model | T 0.8, top-p 0.95 | T 1.0, top-p 1.0 |", "|---|---:|---:|",
         "| warm start | 1 / 320 | 9 / 320 |", "| trained | 0 / 300 | 20 / 300 |"]
     assert smoke.breakage_at_recipe(breakage) == {"broken": 1, "samples": 620}
     assert smoke.breakage_at_recipe(breakage, 1.0, 1.0) == {"broken": 29, "samples": 620}

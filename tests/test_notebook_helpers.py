@@ -15,9 +15,37 @@ from watercolour.notebooks import markdown_table, thumbnail
 
 def test_markdown_table_escapes_and_cuts_cells():
     text = markdown_table(["a", "b"], [(1, "x|y\nz"), (2, "a long cell")], limit=6)
-    assert text.splitlines() == ["| a | b |", "|---|---|", "| 1 | x\\|y z |", "| 2 | a lon… |"]
+    assert text.splitlines() == ["| a | b |", "|---:|---|", "| 1 | x\\|y z |", "| 2 | a lon… |"]
     with pytest.raises(ValueError, match="a row has 1 cells, the header 2"):
         markdown_table(["a", "b"], [(1,)])
+
+
+def test_markdown_table_aligns_columns_of_numbers_right():
+    text = markdown_table(["model", "pass", "rate", "reward", "t", "note"],
+                          [("warm start", "29/32", "91%", 0.412, "-", "ok"),
+                           ("trained", "1 / 320", "88%", -0.05, 3.1, "2.1x")])
+    assert text.splitlines()[1] == "|---|---:|---:|---:|---:|---|"
+    assert markdown_table(["a"], [("-",)]).splitlines()[1] == "|---|"  # no number at all
+
+
+def test_a_page_shows_paths_relative_to_the_repository(tmp_path, monkeypatch):
+    from watercolour.notebooks import resolve_path, shown_path
+
+    root = tmp_path / "repo"
+    (root / "notebooks").mkdir(parents=True)
+    for name in ("_config.yml", "_toc.yml"):
+        (root / name).write_text("")
+    monkeypatch.chdir(root / "notebooks")  # where papermill starts a chapter's kernel
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert resolve_path("runs/book/results/pool") == root / "runs/book/results/pool"
+    assert resolve_path(tmp_path / "x") == tmp_path / "x"
+    assert shown_path(root / "runs" / "book" / "smoke_run.json") == "runs/book/smoke_run.json"
+    assert shown_path("runs/book/pool") == "runs/book/pool"
+    assert shown_path(tmp_path / "home" / ".cache" / "watercolour") == "~/.cache/watercolour"
+    site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages" / "watercolour" / "r.json"
+    assert shown_path(site) == "watercolour/r.json"
+    assert shown_path(root / ".venv" / "lib" / "site-packages" / "torch" / "a.py") == \
+        "torch/a.py"
 
 
 def test_thumbnail_fits_the_box_and_keeps_the_aspect():

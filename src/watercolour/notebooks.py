@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,20 +76,46 @@ def project_root(start: str | os.PathLike[str] | None = None) -> Path | None:
     return None
 
 
-def resolve_output_dir(out_dir: str | os.PathLike[str], create: bool = True) -> Path:
-    """Where a chapter writes its results.
+def resolve_path(path: str | os.PathLike[str]) -> Path:
+    """A path a chapter is given (a parameter: a pool, a curve, rollouts, an output folder).
 
-    An absolute ``out_dir`` is used as it is; a relative one is taken from the project root when
-    the chapter runs inside a checkout (so ``runs/book/...`` lands in the repository's ``runs/``
+    An absolute path is used as it is; a relative one is taken from the project root when the
+    chapter runs inside a checkout (so ``runs/book/...`` means the repository's ``runs/``
     whether papermill started the kernel in ``notebooks/`` or a reader opened the chapter in
-    Jupyter), else from the working directory.
+    Jupyter), else from the working directory. The book's pipeline passes paths relative to
+    the project root, so a page shows the reader's relative paths (:func:`shown_path`).
     """
-    path = Path(out_dir).expanduser()
-    if not path.is_absolute():
-        path = (project_root() or Path.cwd()) / path
+    found = Path(path).expanduser()
+    return found if found.is_absolute() else (project_root() or Path.cwd()) / found
+
+
+def resolve_output_dir(out_dir: str | os.PathLike[str], create: bool = True) -> Path:
+    """Where a chapter writes its results: ``out_dir`` resolved as :func:`resolve_path` does,
+    created when ``create``."""
+    path = resolve_path(out_dir)
     if create:
         path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def shown_path(path: str | os.PathLike[str]) -> str:
+    """``path`` as a page shows it: a file of an installed package from the package's folder
+    (``watercolour/...``), relative to the project root (else the working directory) when it
+    lies under it, under the home folder as ``~/...``; else as it is. A reader's run
+    then shows the reader's paths, not the build machine's."""
+    given = Path(path).expanduser()
+    if not given.is_absolute():
+        return given.as_posix()
+    parts = given.parts
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts:
+            return Path(*parts[parts.index(marker) + 1:]).as_posix()
+    for base in (project_root(), Path.cwd()):
+        if base is not None and given.is_relative_to(base):
+            return given.relative_to(base).as_posix()
+    if given.is_relative_to(Path.home()):
+        return "~/" + given.relative_to(Path.home()).as_posix()
+    return given.as_posix()
 
 
 def read_notebook(path: str | os.PathLike[str]) -> Any:
@@ -282,20 +309,32 @@ def _resolve_page(base: Path, name: str) -> Path:
 # ---------------------------------------------------------------- helpers for the chapters
 
 
+NUMBER = re.compile(r"^[-+\u2212]?(\d[\d,]*\.?\d*|\.\d+)(%| ?/ ?\d+| [a-zA-Z%]{1,3})?$")
+"""A cell that reads as a number (``0.412``, ``-3``, ``88%``, ``29/32``, ``1 / 320``,
+``104.7 s``)."""
+
+
 def markdown_table(header: Sequence[object], rows: Iterable[Sequence[object]],
                    limit: int | None = None) -> str:
     """A Markdown table: one row per item of ``rows``; each cell's text has its ``|`` escaped
-    and its newlines joined, and is cut to ``limit`` characters (with an ellipsis) if given."""
+    and its newlines joined, and is cut to ``limit`` characters (with an ellipsis) if given. A
+    column whose cells are all numbers (:data:`NUMBER`; ``-`` or ``?`` for none) is aligned
+    right, so its digits line up."""
     def cell(value: object) -> str:
         text = str(value).replace("|", "\\|").replace("\n", " ")
         return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
 
-    lines = ["| " + " | ".join(cell(h) for h in header) + " |",
-             "|" + "---|" * len(header)]
-    for row in rows:
+    body = [list(row) for row in rows]
+    for row in body:
         if len(row) != len(header):
             raise ValueError(f"a row has {len(row)} cells, the header {len(header)}")
-        lines.append("| " + " | ".join(cell(v) for v in row) + " |")
+    columns = [[cell(row[i]) for row in body] for i in range(len(header))]
+    numeric = [any(NUMBER.match(c) for c in column)
+               and all(NUMBER.match(c) or c in ("-", "?", "") for c in column)
+               for column in columns]
+    lines = ["| " + " | ".join(cell(h) for h in header) + " |",
+             "|" + "".join("---:|" if right else "---|" for right in numeric)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in body]
     return "\n".join(lines)
 
 
@@ -311,10 +350,13 @@ def thumbnail(png: bytes, size: int = 320) -> bytes:
 def install(package: str = "", *extras: str, mode: str | None = None, **options: Any) -> None:
     """A chapter's install cell: the package's ``extras`` from ``package`` (a source without
     extras) and a browser, when missing; prints one line. See
-    :func:`watercolour.book.install.install` (which returns what it did)."""
+    :func:`watercolour.book.install.install` (which returns what it did). Then filters the
+    libraries' warnings that say nothing to a reader (:mod:`watercolour.book.quiet`)."""
     from watercolour.book.install import install as _install
+    from watercolour.book.quiet import filter_known_warnings
 
     _install(package, *extras, mode=mode, **options)
+    filter_known_warnings()
 
 
 MEASUREMENTS = Path(__file__).parent / "book" / "measurements"

@@ -76,8 +76,12 @@ class InstallRecord:
 
     def describe(self) -> str:
         what = f"pip install {self.requirement}" if self.requirement else "nothing to install"
-        browser = (f"browser: {' '.join(self.browser_commands[-1])}"
-                   if self.browser_commands else f"browser: {self.browser or 'not needed'}")
+        # programs by their names: the line is printed in the page, a path is the machine's
+        if self.browser_commands:
+            program, *args = self.browser_commands[-1]
+            browser = f"browser: {' '.join([Path(program).name, *args])}"
+        else:
+            browser = f"browser: {Path(self.browser).name if self.browser else 'not needed'}"
         if self.dry_run:
             return f"watercolour [{','.join(self.extras)}] (dry run): {what}; {browser}"
         return f"watercolour [{','.join(self.extras)}]: {what}; {browser} ({self.seconds:.0f} s)"

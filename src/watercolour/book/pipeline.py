@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from watercolour import notebooks
-from watercolour.book import colab
+from watercolour.book import colab, tidy
 from watercolour.errors import InputError, SetupError
 from watercolour.io import write_json_atomic, write_text_atomic
 
@@ -108,12 +108,17 @@ def chapter_parameters(chapter: Path, run_dir: Path, mode: str,
     the ``mode``, ``package`` (where its install cell installs from, when given), the artifacts
     of earlier chapters (``links``) that exist, then ``common`` (for every chapter) and
     ``overrides`` (for this one), and for ``pool_chapters`` the pool chosen for them (see
-    :data:`POOL_CHAPTERS`). Only parameters the chapter declares are passed."""
+    :data:`POOL_CHAPTERS`). Only parameters the chapter declares are passed. The paths are
+    relative to the book root when the run lies in it (``runs/book/results/...``: a chapter
+    resolves them from there, :func:`watercolour.notebooks.resolve_path`), so the page shows
+    the reader's paths; else absolute."""
     declared = notebooks.notebook_parameters(chapter)
-    results = run_dir / "results"
+    root = notebooks.project_root(chapter.parent) or chapter.parent
+    results = Path(run_dir).resolve() / "results"
     params: dict[str, Any] = {}
     if "out_dir" in declared:
-        params["out_dir"] = str(results / RESULT_KEYS.get(chapter.stem, chapter.stem))
+        params["out_dir"] = book_path(results / RESULT_KEYS.get(chapter.stem, chapter.stem),
+                                      root)
     if "mode" in declared:
         params["mode"] = mode
     if "package" in declared and package:
@@ -121,18 +126,26 @@ def chapter_parameters(chapter: Path, run_dir: Path, mode: str,
     for name, candidates in links.get(chapter.stem, {}).items():
         found = next((results / c for c in candidates if (results / c).exists()), None)
         if name in declared and found is not None:
-            params[name] = str(found)
+            params[name] = book_path(found, root)
     params.update({k: v for k, v in (common or {}).items() if k in declared})
     params.update({k: v for k, v in (overrides or {}).items() if k in declared})
     if chapter.stem in pool_chapters and "pool" in declared and "pool" not in params:
-        params.update(_chosen_pool(results, declared, params))
+        params.update(_chosen_pool(results, declared, params, root))
     return params
 
 
+def book_path(path: Path, root: Path) -> str:
+    """``path`` as a chapter's parameter: relative to the book ``root`` when it lies in it,
+    else absolute."""
+    path = Path(path).resolve()
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+
+
 def _chosen_pool(results: Path, declared: Mapping[str, str],
-                 params: Mapping[str, Any]) -> dict[str, Any]:
+                 params: Mapping[str, Any], root: Path) -> dict[str, Any]:
     """``pool`` (and ``pool_note``, where declared) from :func:`choose_pool`; nothing when
-    neither pool exists (the chapter's default stays)."""
+    neither pool exists (the chapter's default stays). Paths in the note are relative to the
+    book ``root``, as the ``pool`` is."""
     from watercolour.pool.choice import choose_pool
     from watercolour.rewards.config import RewardConfig
 
@@ -143,9 +156,9 @@ def _chosen_pool(results: Path, declared: Mapping[str, str],
     choice = choose_pool(results / RATED_POOL, results / STARTER_POOL, references)
     if not choice.path.exists():
         return {}
-    chosen: dict[str, Any] = {"pool": str(choice.path)}
+    chosen: dict[str, Any] = {"pool": book_path(choice.path, root)}
     if "pool_note" in declared:
-        chosen["pool_note"] = str(choice)
+        chosen["pool_note"] = str(choice).replace(f"{root.resolve()}{os.sep}", "")
     return chosen
 
 
@@ -236,7 +249,9 @@ def build_html(root: str | os.PathLike[str], run_dir: str | os.PathLike[str],
 
     Lays out ``RUN/book/``: the book's ``_config.yml`` (execution off), ``_toc.yml``, its prose
     pages and front matter, and each executed chapter as ``notebooks/<stem>.ipynb`` (links to
-    ``<stem>.md`` follow it, and its Colab badge points at it on Colab); a chapter the run did
+    ``<stem>.md`` follow it, its Colab badge points at it on Colab, its injected parameters
+    are folded and wrapped to the column and its progress bars are one line each:
+    :mod:`watercolour.book.tidy`); a chapter the run did
     not execute is left out of the table of contents; the :data:`PUBLISHED` result folders are
     copied into the HTML. Runs ``jupyter-book build`` there into ``out`` (default
     ``RUN/_build``; the HTML lands in ``<out>/html``) and returns the HTML folder."""
@@ -272,6 +287,8 @@ def build_html(root: str | os.PathLike[str], run_dir: str | os.PathLike[str],
             (source / rel).unlink(missing_ok=True)
             nb = json.loads(executed[rel].read_text(encoding="utf-8"))
             _fold_injected_parameters(nb)
+            tidy.wrap_parameters(nb)
+            tidy.tidy_progress(nb)  # the executed notebook keeps its bars
             _relink_cells(nb, stems)
             if repository:
                 _point_badges(nb, colab.colab_url(repository, rel.as_posix()))
