@@ -10,6 +10,8 @@
 #     "huggingface-hub==2.4.0",
 #     "trackio==0.43.0",
 #     "openenv==0.10.0",
+#     "flash-linear-attention==0.6.0",
+#     "fla-core==0.6.0",
 # ]
 # ///
 """The full run as a Hugging Face Job: one H200, 48 hours, the published command.
@@ -22,7 +24,9 @@ On your machine (``hf auth login`` first; the watercolour package installed):
 
 runs ``hf jobs uv run scripts/hf_job_train.py --flavor h200 --timeout 48h --secrets HF_TOKEN
 --with SOURCE -- <flags>`` (``--print`` shows that command instead). In the job, uv installs
-the pinned dependencies above (and ``--with`` the watercolour package itself), and this same
+the pinned dependencies above (fla's kernels for Qwen3.5's linear-attention layers among
+them: the ``gpu`` extra's pins; run.json says which kernel path each layer type took) (and
+``--with`` the watercolour package itself), and this same
 file runs ``watercolour train <flags>``: the reward comes from the environment server
 (``--env-url``), so the job needs no browser. A ``--config RECIPE`` is expanded here into
 explicit flags, so the job needs no file from this checkout. With ``--use-vllm`` among the
