@@ -17,6 +17,8 @@ from watercolour.book.chapters import analysis, full_run, smoke
 from watercolour.pool.dataset import write_pool_folder
 from watercolour.train.tiny.runs import RESULTS
 
+ROOT = Path(__file__).resolve().parents[1]
+
 # ---------------------------------------------------------------- 06: the smoke run
 
 
@@ -73,9 +75,11 @@ def test_the_evaluations_table_and_record_come_from_the_committed_files():
     assert [name for name, _, _ in evaluations] == [n for n, _ in smoke.EVALUATIONS]
     table = smoke.evaluation_table(evaluations).splitlines()
     assert len(table) == 2 + len(evaluations)
-    assert table[0].startswith("| model | temperature | top-p | scored by |")
+    assert table[0] == ("| model | sampling | scored by | passed the gate | mean reward | "
+                        "rejected for |")
+    assert table[1] == "|---|---|---|---:|---:|---|"  # numbers right-aligned
     untrained = json.loads((RESULTS / "untrained-eval.json").read_text())
-    assert table[2].startswith("| before (random weights) |")
+    assert table[2].startswith("| before (random weights) | T 1.0, top-p 1.0 |")
     assert f"| {untrained['passed']}/{untrained['samples']} |" in table[2]
     record = smoke.evaluation_record(evaluations)
     assert record["untrained-eval"] == {k: untrained[k] for k in ("passed", "samples",
@@ -95,7 +99,7 @@ def test_the_live_steps_fall_back_to_hps_only_without_a_pool(tmp_path):
     assert smoke.plan_live_steps("tiny-cpu", 1, "hps-only", run_dir).flags[5] == "hps-only"
 
 
-def test_the_live_steps_are_judged_against_the_pool(tmp_path):
+def test_the_live_steps_are_judged_against_the_pool(tmp_path, monkeypatch):
     pool = write_pool_folder(rows(2, 3), tmp_path / "pool")
     plan = smoke.plan_live_steps("smoke-4b", 3, "judge-led", tmp_path / "run", str(pool),
                                  "your rated pool")
@@ -104,6 +108,9 @@ def test_the_live_steps_are_judged_against_the_pool(tmp_path):
     assert plan.pool["path"] == str(pool) and plan.pool["note"] == "your rated pool"
     assert "love 2" in plan.pool["described"] and plan.pool["described"] in plan.note
     assert plan.note.endswith("chosen by the book's pipeline: your rated pool")
+    monkeypatch.chdir(tmp_path)  # a page names the pool from where the reader runs
+    plan = smoke.plan_live_steps("smoke-4b", 3, "judge-led", tmp_path / "run", str(pool))
+    assert "(pool)" in plan.note and str(tmp_path) not in plan.note
 
 
 def _fake_run(run_dir: Path) -> None:
@@ -238,10 +245,12 @@ def test_the_published_curves_replayed():
 # ---------------------------------------------------------------- 08: the analysis of a run
 
 
-def test_the_runs_to_analyse():
+def test_the_runs_to_analyse(monkeypatch):
+    monkeypatch.chdir(ROOT / "notebooks")  # where a chapter's kernel starts
     assert analysis.runs_to_analyse() == {"hps-led": published_curve("hps-led")}
-    assert analysis.runs_to_analyse("x.csv", "hps-only") == {
-        "this run": Path("x.csv"), "hps-only": published_curve("hps-only")}
+    assert analysis.runs_to_analyse("runs/x.csv", "hps-only") == {
+        "this run": ROOT / "runs" / "x.csv", "hps-only": published_curve("hps-only")}
+    assert analysis.runs_to_analyse("/data/x.csv")["this run"] == Path("/data/x.csv")
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ module does the work::
 
     import importlib.util, subprocess, sys
     if importlib.util.find_spec("watercolour") is None:  # the package alone, from `package`
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", package],
-                       check=True)
+        pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps"]
+        subprocess.run([*pip, package], check=True)
     from watercolour.notebooks import install
     install(package, "book", "env", mode=mode)
 

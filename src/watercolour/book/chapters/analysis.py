@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from watercolour.analysis import Analysis, published_curve
-from watercolour.notebooks import markdown_table
+from watercolour.notebooks import markdown_table, resolve_path
 
 THIRDS_COLUMNS = ("reward", "judge_mean", "hps_mean", "quality_mean", "length_mean",
                   "paint_fraction_mean", "frac_reward_zero_std", "completions/mean_length")
@@ -20,9 +20,10 @@ OWN_RUN = "this run"
 
 def runs_to_analyse(curve: str = "", compare: str = "",
                     default: str = "hps-led") -> dict[str, Path]:
-    """Run name -> curve CSV, the run analysed first: ``curve`` (named :data:`OWN_RUN`) or the
+    """Run name -> curve CSV, the run analysed first: ``curve`` (named :data:`OWN_RUN`; a
+    relative path from the project root, :func:`~watercolour.notebooks.resolve_path`) or the
     published ``default``, then the published ``compare`` when given."""
-    runs = {OWN_RUN: Path(curve)} if curve else {default: published_curve(default)}
+    runs = {OWN_RUN: resolve_path(curve)} if curve else {default: published_curve(default)}
     if compare:
         runs[compare] = published_curve(compare)
     return runs

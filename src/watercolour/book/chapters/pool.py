@@ -1,6 +1,6 @@
 """The plumbing of the chapter "Building the pool": a sketch's opening, the round-by-round grid
-of a build, the tiers' figure, the rehearsal's scripted ratings and the chapter's
-``pool.json``."""
+of a build, the tiers' figure, the rehearsal's scripted ratings, the rated pool and the
+chapter's ``pool.json``."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from watercolour.notebooks import shown_path
 from watercolour.pool.log import GenerationLog
 from watercolour.pool.rating import Item, RatingLog, rating_summary
 from watercolour.pool.tiers import LOVE_SHARE, OKAY_FLOOR, RULE
@@ -102,6 +103,19 @@ def script_ratings(items: Sequence[Item], path: str | os.PathLike[str],
         if item.id not in script.ratings():
             script.record(item.id, tiers.get(item.id, "reject"))
     return script
+
+
+def rated_pool(items: Sequence[Item], log: RatingLog, rated_dir: Path,
+               references: int) -> tuple[Path | None, str]:
+    """The pool made from the ratings in ``log``, written to ``rated_dir`` when they allow the
+    judge's draw of ``references`` (:func:`watercolour.pool.rating.refresh_rated_pool`), and
+    what happened, in a sentence that names the folder as the page shows it."""
+    from watercolour.pool.choice import describe_pool
+    from watercolour.pool.rating import refresh_rated_pool
+
+    path, said = refresh_rated_pool(items, log, rated_dir, references)
+    said = said.replace(str(rated_dir), shown_path(rated_dir))
+    return path, said + (f"\n{shown_path(path)}: {describe_pool(path)}" if path else "")
 
 
 def pool_summary(result: Any, build_seconds: float, stats: Mapping[str, Any],

@@ -18,7 +18,7 @@ from watercolour.analysis import read_curve, read_rollouts
 from watercolour.analysis.curves import slot_backends
 from watercolour.analysis.findings import CHECKS, learning_checks
 from watercolour.analysis.rollouts import rollout_png
-from watercolour.notebooks import markdown_table, resolve_output_dir, thumbnail
+from watercolour.notebooks import markdown_table, resolve_output_dir, shown_path, thumbnail
 
 MIXES = ("hps-only", "judge-led")
 """The committed longer runs, in the order the chapter shows them."""
@@ -65,17 +65,17 @@ def read_evaluations(committed: Path) -> list[tuple[str, str, dict[str, Any]]]:
 
 
 def evaluation_table(evaluations: list[tuple[str, str, dict[str, Any]]]) -> str:
-    """The evaluations as a Markdown table: sampling, mix, gate passes, mean reward, why the
-    rest were rejected."""
+    """The evaluations as a Markdown table of six columns: the model, its sampling
+    (temperature, top-p), the mix that scored it, the replies that passed the allowlist gate,
+    the mean reward (3 decimals) and why the rest were rejected."""
     rows = []
     for _, label, ev in evaluations:
         reasons = ", ".join(f"{k} {v}" for k, v in ev["rejection_reasons"].items()) or "-"
-        rows.append([label, ev.get("temperature", 1.0), ev.get("top_p", 1.0), ev["mix"],
-                     f"{ev['passed']}/{ev['samples']}", f"{ev['pass_rate']:.0%}",
-                     ev["mean_reward"], reasons])
-    return markdown_table(["model", "temperature", "top-p", "scored by",
-                           "pass the allowlist gate", "rate", "mean reward", "rejected for"],
-                          rows)
+        rows.append([label, f"T {ev.get('temperature', 1.0)}, top-p {ev.get('top_p', 1.0)}",
+                     ev["mix"], f"{ev['passed']}/{ev['samples']}",
+                     f"{ev['mean_reward']:.3f}", reasons])
+    return markdown_table(["model", "sampling", "scored by", "passed the gate", "mean reward",
+                           "rejected for"], rows)
 
 
 def evaluation_record(evaluations: list[tuple[str, str, dict[str, Any]]]) -> dict[str, Any]:
@@ -109,7 +109,7 @@ def plan_live_steps(recipe: str, steps: int, mix: str, run_dir: Path, pool: str 
     pool_path = resolve_output_dir(pool, create=False) if pool else None
     if pool_path is not None and pool_path.exists():
         described = describe_pool(pool_path)
-        note = f"the live steps are judged against {described} ({pool_path})"
+        note = f"the live steps are judged against {described} ({shown_path(pool_path)})"
         if pool_note:
             note += f"\nchosen by the book's pipeline: {pool_note}"
         return LivePlan([*flags, "--pool", str(pool_path)], note,
