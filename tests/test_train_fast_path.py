@@ -153,3 +153,29 @@ def test_every_name_trl_pushes_is_one_vllms_qwen35_loader_maps(name):
     if getattr(text, "num_experts", None):
         assert {"mlp.experts.w13_weight", "mlp.experts.w2_weight"} <= kinds
     assert any(t.startswith("visual.") for t in targets.values())
+
+
+def test_the_35b_vllm_recipe_is_checked_by_the_plan_before_anything_loads(tmp_path):
+    from watercolour.errors import InputError
+    from watercolour.train.config import parse_args
+    from watercolour.train.plan import H200_GIB, DeviceMemory
+    from watercolour.train.trainer import dry_run, vllm_plan
+
+    h200 = DeviceMemory("H200 (planned)", H200_GIB)
+    run, training = parse_args(["--config", "full-35b-vllm"])
+    assert training.use_vllm and training.vllm_enable_sleep_mode
+    plan = vllm_plan(run, training, memory=h200)
+    assert plan["weights_gib"] > 64 and plan["engine_gib"] >= plan["needed_gib"]
+    assert plan["share"] <= plan["max_share"] < 0.54  # half the GPU, beside the trainer
+    assert dry_run(run, training)["vllm_plan"] == plan
+    assert training.generation_kwargs == {"stop": ["\n```\n"],
+                                          "include_stop_str_in_output": True}
+    for flags, why in ((["--vllm-gpu-memory-utilization", "0.3"], "less than"),  # TRL's default
+                       (["--vllm-gpu-memory-utilization", "0.6"], "at most"),
+                       (["--vllm-max-model-length", "0"], "max-model-length"),
+                       (["--vllm-enable-sleep-mode", "false"], "sleep")):
+        run, training = parse_args(["--config", "full-35b-vllm", *flags])
+        with pytest.raises(InputError, match=why):
+            vllm_plan(run, training, memory=h200)
+    run, training = parse_args(["--config", "full-35b"])
+    assert vllm_plan(run, training, memory=h200) is None  # transformers generation

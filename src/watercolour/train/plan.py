@@ -307,3 +307,70 @@ def check_weights_fit(model_name: str, dtype: Any, memory: DeviceMemory | None =
             f"the {memory.free_gib:.1f} GiB of {memory.name}{hint}: not starting a run whose "
             "weights do not fit")
     return checked
+
+
+VLLM_OVERHEAD_GIB = 2.0
+"""What a colocated vLLM engine needs besides the weights and the caches (its activations,
+CUDA graphs, allocator slack): an assumption, not a measurement."""
+
+
+def check_vllm_fit(model_name: str, dtype: Any, *, share: float, max_model_length: int | None,
+                   sequences: int, sleep: bool, memory: DeviceMemory | None = None,
+                   use_cpu: bool = False) -> dict[str, Any] | None:
+    """Refuse (:class:`~watercolour.errors.InputError`) a colocated vLLM engine that cannot
+    start beside the trainer: its share of the GPU (``--vllm-gpu-memory-utilization``, of the
+    memory free before anything loads) must hold a second copy of the weights, the KV cache of
+    ``sequences`` sequences of ``max_model_length`` tokens in the full-attention layers, the
+    linear-attention layers' states and :data:`VLLM_OVERHEAD_GIB`; and it must fit what is
+    left once the trainer's own weights are loaded (vLLM checks its share against the free
+    memory at start-up). A bounded ``max_model_length`` is required (unset, vLLM sizes the
+    cache for the model's 262,144 positions), and sleep mode too when the two copies of the
+    weights take more than half the GPU (the engine then frees its memory while the trainer
+    steps). None when the architecture is not known here."""
+    from watercolour.errors import InputError
+    from watercolour.train.architectures import architecture_config
+
+    config = architecture_config(model_name)
+    params = parameter_count(model_name)
+    if config is None or params is None:
+        return None
+    if not max_model_length:
+        raise InputError("--use-vllm (colocate) needs --vllm-max-model-length: unset, vLLM "
+                         "reserves the KV cache of the model's whole context")
+    text = _text_config(config)
+    memory = memory or device_memory(use_cpu)
+    weights = params * dtype_bytes(dtype) / GIB
+    types = list(getattr(text, "layer_types", None) or
+                 ["full_attention"] * text.num_hidden_layers)
+    full, linear = types.count("full_attention"), types.count("linear_attention")
+    head_dim = getattr(text, "head_dim", None) or text.hidden_size // text.num_attention_heads
+    kv = (2 * full * text.num_key_value_heads * head_dim * dtype_bytes(dtype)
+          * max_model_length * sequences / GIB)
+    state = (linear * getattr(text, "linear_num_value_heads", 0)
+             * getattr(text, "linear_key_head_dim", 0) * getattr(text, "linear_value_head_dim", 0)
+             * 4 * sequences / GIB)
+    engine = share * memory.free_gib
+    needed = weights + kv + state + VLLM_OVERHEAD_GIB
+    left = memory.free_gib - weights
+    checked = {"share": share, "engine_gib": round(engine, 2), "needed_gib": round(needed, 2),
+               "weights_gib": round(weights, 2), "kv_cache_gib": round(kv, 2),
+               "linear_state_gib": round(state, 2), "overhead_gib": VLLM_OVERHEAD_GIB,
+               "free_after_trainer_gib": round(left, 2),
+               "max_share": round(left / memory.free_gib, 3),
+               "max_model_length": max_model_length, "sequences": sequences,
+               "sleep_mode": sleep, "device": memory.name}
+    if engine < needed:
+        raise InputError(f"vLLM's share {share} of {memory.free_gib:.1f} GiB is {engine:.1f} GiB, "
+                         f"less than the {needed:.1f} GiB it needs ({weights:.1f} weights, "
+                         f"{kv:.1f} KV cache, {state:.1f} linear-attention states, "
+                         f"{VLLM_OVERHEAD_GIB} overhead): raise --vllm-gpu-memory-utilization "
+                         "or lower --vllm-max-model-length")
+    if engine > left:
+        raise InputError(f"vLLM's share {share} ({engine:.1f} GiB) is more than the "
+                         f"{left:.1f} GiB left once the trainer's weights are loaded: at most "
+                         f"{left / memory.free_gib:.2f}")
+    if 2 * weights > memory.free_gib / 2 and not sleep:
+        raise InputError("two copies of the weights take more than half the GPU: add "
+                         "--vllm-enable-sleep-mode so the engine frees its memory while the "
+                         "trainer steps")
+    return checked

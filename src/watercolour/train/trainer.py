@@ -328,6 +328,24 @@ def show_render_plan(run: RunArguments) -> bool | None:
     return shows_render(run.model_name_or_path, run.show_render, vision)
 
 
+def vllm_plan(run: RunArguments, training: TrainArguments, *, memory: Any = None,
+              use_cpu: bool = False) -> dict[str, Any] | None:
+    """With ``--use-vllm`` in colocate mode, the engine's memory checked against the GPU
+    before anything loads (:func:`watercolour.train.plan.check_vllm_fit`; refused with the
+    reason when it cannot start); else None."""
+    if not training.use_vllm or training.vllm_mode != "colocate":
+        return None
+    from watercolour.train.plan import check_vllm_fit
+
+    sequences = int(training.per_device_train_batch_size) * int(
+        training.steps_per_generation or 1) * int(training.vllm_tensor_parallel_size or 1)
+    return check_vllm_fit(run.model_name_or_path, training.load_dtype,
+                          share=float(training.vllm_gpu_memory_utilization),
+                          max_model_length=training.vllm_max_model_length,
+                          sequences=sequences, sleep=bool(training.vllm_enable_sleep_mode),
+                          memory=memory, use_cpu=use_cpu)
+
+
 def prompts_per_step(training: TrainArguments) -> int:
     """How many prompts one step samples (each gets ``num_generations`` completions)."""
     return int(training.generation_batch_size // training.num_generations)
@@ -346,8 +364,16 @@ def dry_run(run: RunArguments, training: TrainArguments) -> dict[str, Any]:
         "generations_per_step": int(training.generation_batch_size),
         "load_dtype": training.load_dtype,
         "lora_plan": plan_for(run, training),
+        "vllm_plan": vllm_plan(run, training, memory=_h200()),
         "versions": versions(),
     }
+
+
+def _h200() -> Any:
+    """The GPU a dry run plans for, wherever it runs: one H200, all of it free."""
+    from watercolour.train.plan import H200_GIB, DeviceMemory
+
+    return DeviceMemory("H200 (planned)", H200_GIB)
 
 
 def last_checkpoint(out: Path) -> Path | None:
@@ -420,6 +446,10 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
     if fits is not None:
         log(f"weights: {fits['params']:,} parameters in {fits['dtype']} = "
             f"{fits['weights_gib']} GiB of {fits['free_gib']} GiB free ({fits['device']})")
+    engine = vllm_plan(run, training, use_cpu=bool(training.use_cpu))
+    if engine is not None:
+        log(f"vLLM colocated: {engine['engine_gib']} GiB for {engine['needed_gib']} GiB "
+            f"needed (share {engine['share']}, at most {engine['max_share']})")
     out = Path(training.output_dir or "runs/train")
     main = training.process_index == 0  # under accelerate launch only the main process writes
     rollouts = RolloutLog(out)
@@ -457,7 +487,7 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
     log(reward_summary(run))
     config = reward_config(run)
     record = {"config": resolved(run, training), "reward": config.resolved(),
-              "load_dtype": training.load_dtype, "weights_check": fits,
+              "load_dtype": training.load_dtype, "weights_check": fits, "vllm_check": engine,
               "lora_plan": plan_for(run, training) if run.use_peft else None,
               "versions": versions(), "argv": sys.argv}
     if main:
