@@ -16,12 +16,14 @@ import pytest
 from notebook_support import MYST_HEADER
 
 from watercolour.book import pipeline
+from watercolour.book.pages import read_page
 from watercolour.book.sphinx_assets import unique_scripts
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = MYST_HEADER
 
-# A chapter that counts its executions and writes an artifact for the next one.
+# A chapter that counts its executions and writes an artifact for the next one; it says
+# where, shows a progress bar and meets a library warning that the install cell filters.
 MAKER = HEADER + textwrap.dedent("""\
     # Making
 
@@ -33,14 +35,26 @@ MAKER = HEADER + textwrap.dedent("""\
     ```
 
     ```{code-cell} ipython3
-    from pathlib import Path
+    from watercolour.book.quiet import filter_known_warnings
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    filter_known_warnings()  # what a chapter's install cell does
+    ```
+
+    ```{code-cell} ipython3
+    import warnings
+
+    from tqdm.auto import tqdm
+
+    from watercolour.notebooks import resolve_output_dir, shown_path
+
+    out = resolve_output_dir(out_dir)
     with open(out / "executions.txt", "a") as handle:
         handle.write("1\\n")
+    for _ in tqdm(range(size), desc="Writing model shards"):
+        warnings.warn("'pin_memory' argument is set as true but no accelerator "
+                      "is found, then device pinned memory won't be used.")
     (out / "artifact.json").write_text('{"size": %d}' % size)
-    print("made", size)
+    print("made", size, "in", shown_path(out))
     ```
     """)
 
@@ -61,9 +75,11 @@ USER = HEADER + textwrap.dedent("""\
 
     import ipywidgets
 
-    size = json.loads(Path(artifact).read_text())["size"]
-    Path(out_dir).mkdir(parents=True, exist_ok=True)
-    Path(out_dir, "used.json").write_text(json.dumps({"size": size, "artifact": artifact}))
+    from watercolour.notebooks import resolve_output_dir, resolve_path
+
+    size = json.loads(resolve_path(artifact).read_text())["size"]
+    out = resolve_output_dir(out_dir)
+    (out / "used.json").write_text(json.dumps({"size": size, "artifact": artifact}))
     ipywidgets.IntSlider(value=size, description="size")
     ```
     """)
@@ -114,6 +130,20 @@ def test_each_script_is_listed_once():
     assert [s.filename for s in kept] == ["doctools.js", None, "a.js", "b.js"]
 
 
+def test_a_run_in_the_book_is_handed_paths_relative_to_the_book(tmp_path):
+    book = _small_book(tmp_path)
+    chapter = book / "notebooks" / "00_using.md"
+    run = book / "runs" / "book"
+    (run / "results" / "00_making").mkdir(parents=True)
+    (run / "results" / "00_making" / "artifact.json").write_text("{}")
+    assert pipeline.chapter_parameters(chapter, run, "tiny", links=LINKS) == {
+        "out_dir": "runs/book/results/00_using",
+        "artifact": "runs/book/results/00_making/artifact.json"}
+    # outside the book: absolute, as before
+    outside = pipeline.chapter_parameters(chapter, tmp_path / "run", "tiny", links=LINKS)
+    assert outside == {"out_dir": str(tmp_path / "run" / "results" / "00_using")}
+
+
 def test_pipeline_parameters_and_refusals(tmp_path):
     book = _small_book(tmp_path)
     chapter = book / "notebooks" / "00_using.md"
@@ -136,7 +166,9 @@ def test_pipeline_parameters_and_refusals(tmp_path):
 
 
 def test_a_failing_chapter_stops_the_pipeline_and_is_recorded(tmp_path):
-    book = _small_book(tmp_path, MAKER.replace('print("made", size)', "1 / 0"))
+    failing = MAKER.replace('print("made", size, "in", shown_path(out))', "1 / 0")
+    assert failing != MAKER
+    book = _small_book(tmp_path, failing)
     lines: list[str] = []
     with pytest.raises(pipeline.notebooks.NotebookError, match="ZeroDivisionError"):
         pipeline.run_chapters(book, tmp_path / "run", progress=lines.append, links=LINKS,
@@ -189,7 +221,7 @@ def test_the_pipeline_executes_once_and_the_book_is_built_from_it(tmp_path):
     from watercolour.book.pages import check_pages
 
     book = _small_book(tmp_path)
-    run = tmp_path / "run"
+    run = book / "runs" / "book"  # where `watercolour book run` puts it: paths relative
     lines: list[str] = []
     runs = pipeline.run_chapters(book, run, overrides={"00_making": {"size": 7},
                                                        "08_analysis_of_a_run": {"window": 5}},
@@ -202,7 +234,7 @@ def test_the_pipeline_executes_once_and_the_book_is_built_from_it(tmp_path):
     results = run / "results"
     # the artifact was handed on, and the chapters wrote their results
     assert json.loads((results / "00_using" / "used.json").read_text()) == {
-        "size": 7, "artifact": str(results / "00_making" / "artifact.json")}
+        "size": 7, "artifact": "runs/book/results/00_making/artifact.json"}
     analysis = json.loads((results / "analysis" / "analysis.json").read_text())
     assert analysis["parameters"]["window"] == 5
     led = analysis["runs"]["hps-led"]
@@ -217,7 +249,12 @@ def test_the_pipeline_executes_once_and_the_book_is_built_from_it(tmp_path):
     # built from the executed notebooks: nothing ran a second time
     assert (results / "00_making" / "executions.txt").read_text() == "1\n"
     page = (html / "notebooks" / "00_making.html").read_text()
-    assert "made 7" in page
+    assert "made 7 in runs/book/results/00_making" in page
+    # the page: the bar as one line, no warning; the executed notebook keeps its bar
+    assert "Writing model shards: 100% 7/7" in page
+    assert read_page(page).offences() == []  # no machine path, warning or long line
+    executed = (run / "executed" / "00_making.ipynb").read_text()
+    assert "application/vnd.jupyter.widget-view+json" in executed
     index = (html / "book" / "index.html").read_text()
     assert 'href="../notebooks/08_analysis_of_a_run.html"' in index
     using = (html / "notebooks" / "00_using.html").read_text()
