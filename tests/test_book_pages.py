@@ -54,6 +54,16 @@ def test_a_machine_path_fails_the_page_and_is_named():
     assert offence.startswith("2 machine paths, e.g. '/work/main/runs/book/results/pool/")
 
 
+def test_a_machine_path_a_widget_shows_fails_the_page():
+    state = {"state": {
+        "label": {"model_name": "HTMLModel", "state": {
+            "value": '<img src="data:image/png;base64,iVBO+/tmp/AAA"> from /home/me/runs/x'}},
+        "image": {"model_name": "ImageModel", "state": {"value": {"buffer": "..."}}}}}
+    report = read_page(_page('<script type="application/vnd.jupyter.widget-state+json">'
+                             + json.dumps(state) + "</script>"))
+    assert report.machine_paths == ["/home/me/runs/x"]
+
+
 def test_a_path_in_an_installed_package_fails_the_page():
     report = read_page(_page(_cell("x = 1", ("stream", "C:\\Users\\me\\runs\\smoke"),
                                    ("stream", "lib/python3.11/site-packages/watercolour/x.json"))))

@@ -213,6 +213,14 @@ class _PageText(HTMLParser):
             self.outputs.append(data)
         self.text.append(data)
 
+    def widget_texts(self) -> list[str]:
+        """The text the page's widgets show (labels, values, descriptions), pictures left
+        out (``data:`` URIs)."""
+        return [re.sub(r"data:[^\s\"'<>]+", "", value)
+                for model in self.state.values() if isinstance(model, dict)
+                for key in ("value", "description", "placeholder", "tooltip")
+                if isinstance(value := model.get("state", {}).get(key), str)]
+
     def shows_progress(self, model_id: str, depth: int = 0) -> bool:
         """A widget that is, or holds, a progress bar (tqdm's notebook bar)."""
         model = self.state.get(model_id, {})
@@ -232,8 +240,8 @@ def read_page(html: str, page: str = "") -> PageReport:
     parsed.feed(html)
     parsed.close()
     report = PageReport(page=page)
-    report.machine_paths = _unique(m.group(0) for t in parsed.text
-                                   for m in MACHINE_PATH.finditer(t))
+    shown = parsed.text + parsed.widget_texts()  # a widget's text shows once it renders
+    report.machine_paths = _unique(m.group(0) for t in shown for m in MACHINE_PATH.finditer(t))
     lines = [line for block in parsed.outputs for line in block.splitlines()]
     report.warnings = _unique(line.strip() for line in lines if PYTHON_WARNING.search(line))
     report.tracebacks = _unique(line.strip() for line in lines if TRACEBACK.search(line))
