@@ -61,7 +61,7 @@ def test_an_empty_input_is_one_line_and_nothing_is_written(verb, tmp_path, capsy
     empty = work / "empty.md"
     empty.write_text("  \n\n")
     monkeypatch.chdir(work)
-    monkeypatch.delenv("WATERCOLOUR_JUDGE_CACHE", raising=False)  # the default: ./runs/...
+    monkeypatch.delenv("WATERCOLOUR_JUDGE_CACHE", raising=False)  # the default cache folder
     args = ["--pool", str(pool)] if verb == "score" else ["-o", str(work / "out.png")]
     assert main([verb, str(empty), *args]) == 2
     what = "sketch" if verb == "render" else "reply"

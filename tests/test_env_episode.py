@@ -1,6 +1,6 @@
 """Multi-turn episodes: the policy sketches, sees its critique (and, when asked, its render)
-and revises; the episode's reward is the last turn's plus a bonus a sabotaged first turn
-cannot earn. The rule's arithmetic without a browser; the episode in process over a real
+and revises; the episode's reward is the last turn's less the server's regression penalty, so
+a sabotaged first turn never pays and a client cannot choose how it is paid. The rule's arithmetic without a browser; the episode in process over a real
 Chromium (the sketches repeat, so the render cache keeps the renders few); one episode
 through a real ``watercolour serve`` on a loopback port, where an unchanged revision costs no
 render (the server's ``/stats``)."""
@@ -65,49 +65,78 @@ def turn(n: int, status: str, reward: float | None) -> TurnRecord:
 # ---------------------------------------------------------------- the rule, by itself
 
 
-def test_the_episode_reward_is_the_last_turns_plus_a_bonus_sabotage_cannot_earn():
+PENALTIES = (0.0, 0.25, 0.5, 1.0)
+
+
+def test_the_episode_reward_is_the_last_turns_less_a_penalty_for_regressing():
     ok1, ok2 = turn(1, "ok", 0.5), turn(2, "ok", 0.7)
-    # bonus 0 (the default): the last turn's reward, whatever came before
+    # penalty 0 (the default): the last turn's reward, whatever came before
     assert episode_reward([ok1, ok2]) == (0.7, 0.0)
-    assert episode_reward([turn(1, "ok", 0.9), turn(2, "rejected", 0.0)], 0.5) == (0.0, 0.0)
+    assert episode_reward([turn(1, "ok", 0.8), ok2]) == (0.7, 0.0)
     assert episode_reward([turn(1, "ok", 0.42)], 0.5) == (0.42, 0.0)  # one turn: its reward
-    # a bonus for improving on max(turn 1, floor)
-    reward, paid = episode_reward([ok1, ok2], 0.5, 0.3)
-    assert paid == pytest.approx(0.1) and reward == pytest.approx(0.8)
-    assert episode_reward([turn(1, "ok", 0.8), ok2], 0.5, 0.3) == (0.7, 0.0)  # never negative
-    capped = episode_reward([turn(1, "ok", 0.4), turn(2, "ok", 0.95)], 1.0, 0.3)
-    assert capped == pytest.approx((1.0, 0.05))  # at most 1 (openenv.yaml's range)
-    # sabotage 1: a rejected first turn earns no bonus at all
-    assert episode_reward([turn(1, "rejected", 0.0), ok2], 0.5, 0.3) == (0.7, 0.0)
-    # sabotage 2: a first turn that passes the gate but paints (almost) nothing is measured
-    # from the floor, so it earns exactly what a first turn at the floor earns
-    at_floor = episode_reward([turn(1, "ok", 0.3), ok2], 0.5, 0.3)
-    for low in (0.0, 0.05, 0.2999):
-        assert episode_reward([turn(1, "ok", low), ok2], 0.5, 0.3) == at_floor
-    assert at_floor[1] == pytest.approx(0.5 * (0.7 - 0.3))
-    # an honest first turn above the floor loses at most bonus * (R_1 - floor) to sabotage
-    honest = episode_reward([ok1, ok2], 0.5, 0.3)[0]
-    assert at_floor[0] - honest == pytest.approx(0.5 * (0.5 - 0.3))
-    # a rejected turn in the middle: revisions go on, the last turn decides
-    middle = [ok1, turn(2, "rejected", 0.0), turn(3, "ok", 0.6)]
-    assert episode_reward(middle, 0.5, 0.3)[0] == pytest.approx(0.6 + 0.5 * 0.1)
+    # a revision that improves costs nothing and earns nothing extra
+    assert episode_reward([ok1, ok2], 1.0) == (0.7, 0.0)
+    # a revision that makes it worse costs penalty * the fall from the best earlier turn
+    reward, taken = episode_reward([turn(1, "ok", 0.8), ok2], 0.5)
+    assert taken == pytest.approx(0.05) and reward == pytest.approx(0.65)
+    three = [turn(1, "ok", 0.4), turn(2, "ok", 0.9), turn(3, "ok", 0.6)]
+    assert episode_reward(three, 0.5) == pytest.approx((0.45, 0.15))  # from the best, 0.9
+    # never below 0 (openenv.yaml's range): a rejected last turn earns 0
+    assert episode_reward([turn(1, "ok", 0.9), turn(2, "rejected", 0.0)], 1.0) == (0.0, 0.0)
+    assert episode_reward([turn(1, "ok", 0.9), turn(2, "ok", 0.1)], 1.0) == (0.0, 0.1)
+    # a rejected first turn: revisions go on, the last turn decides
+    assert episode_reward([turn(1, "rejected", 0.0), ok2], 0.5) == (0.7, 0.0)
     # an unavailable turn anywhere: None, never 0
     assert episode_reward([ok1, turn(2, "unavailable", None)], 0.5) == (None, 0.0)
     assert episode_reward([turn(1, "unavailable", None)]) == (None, 0.0)
-    assert "max(R_1, floor)" in EPISODE_REWARD_RULE and "never 0" in EPISODE_REWARD_RULE
+    assert "never 0" in EPISODE_REWARD_RULE and "REGRESSION_PENALTY" in EPISODE_REWARD_RULE
+    assert "bonus" not in EPISODE_REWARD_RULE
 
 
-def test_the_bonus_settings_are_checked():
-    config = EnvConfig.from_env({"WATERCOLOUR_ENV_IMPROVEMENT_BONUS": "0.1",
-                                 "WATERCOLOUR_ENV_IMPROVEMENT_FLOOR": "0.25"})
-    assert (config.improvement_bonus, config.improvement_floor) == (0.1, 0.25)
-    assert (EnvConfig().improvement_bonus, EnvConfig().improvement_floor) == (0.0, 0.3)
-    assert config.resolved()["improvement_bonus"] == 0.1
+def test_a_weak_first_turn_never_pays():
+    """The red team's case (a gate-passing 0.185, then the good painting at 0.799: the bonus
+    paid 1.000) and a grid of every first turn, last turn and length, for several penalties:
+    an episode never earns more than its last sketch earns when submitted on every turn."""
+    for penalty in PENALTIES:
+        weak_then_good(penalty)
+
+
+def weak_then_good(penalty: float) -> None:
+    good, weak = 0.799, 0.185
+    twice = episode_reward([turn(1, "ok", good), turn(2, "ok", good)], penalty)[0]
+    assert twice == good
+    assert episode_reward([turn(1, "ok", weak), turn(2, "ok", good)], penalty)[0] <= twice
+    assert episode_reward([turn(1, "rejected", 0.0), turn(2, "ok", good)], penalty)[0] <= twice
+    grid = [i / 20 for i in range(21)]
+    for last in grid:
+        every = episode_reward([turn(t, "ok", last) for t in (1, 2, 3)], penalty)[0]
+        assert every == last
+        for first in grid:
+            for middle in (None, 0.0, 0.5, 1.0):
+                rewards = [first, *([] if middle is None else [middle]), last]
+                history = [turn(t, "ok", r) for t, r in enumerate(rewards, start=1)]
+                assert episode_reward(history, penalty)[0] <= last + 1e-12
+
+
+def test_the_penalty_setting_is_checked_and_the_bonus_is_refused():
+    config = EnvConfig.from_env({"WATERCOLOUR_ENV_REGRESSION_PENALTY": "0.25"})
+    assert config.regression_penalty == 0.25 and EnvConfig().regression_penalty == 0.0
+    assert config.resolved()["regression_penalty"] == 0.25
+    with pytest.raises(EnvConfigError, match="WATERCOLOUR_ENV_REGRESSION_PENALTY must be at "
+                                             "most 1"):
+        EnvConfig(regression_penalty=1.5)
+    with pytest.raises(EnvConfigError, match="WATERCOLOUR_ENV_REGRESSION_PENALTY"):
+        EnvConfig.from_env({"WATERCOLOUR_ENV_REGRESSION_PENALTY": "-0.1"})
+    # the old variables stop the server, one line each, saying why
     with pytest.raises(EnvConfigError) as err:
-        EnvConfig(improvement_bonus=2, improvement_floor=1.5)
-    assert len(str(err.value).splitlines()) == 2
-    with pytest.raises(EnvConfigError, match="WATERCOLOUR_ENV_IMPROVEMENT_BONUS"):
-        EnvConfig.from_env({"WATERCOLOUR_ENV_IMPROVEMENT_BONUS": "-0.1"})
+        EnvConfig.from_env({"WATERCOLOUR_ENV_IMPROVEMENT_BONUS": "0.5",
+                            "WATERCOLOUR_ENV_IMPROVEMENT_FLOOR": "0.3"})
+    lines = str(err.value).splitlines()
+    assert len(lines) == 2 and lines[0].startswith("WATERCOLOUR_ENV_IMPROVEMENT_BONUS was "
+                                                   "removed: an improvement bonus paid")
+    assert lines[1].startswith("WATERCOLOUR_ENV_IMPROVEMENT_FLOOR was removed")
+    assert EnvConfig.from_env({"WATERCOLOUR_ENV_IMPROVEMENT_BONUS": " "}).regression_penalty \
+        == 0.0  # blank: unset
 
 
 # ---------------------------------------------------------------- in process
@@ -187,12 +216,12 @@ def test_a_revision_sees_its_render_and_critique_and_every_turn_is_kept(service)
     assert one.metadata["reward_turn1"] == one.reward
     two = env.step(WatercolourAction(reply=reply(RICH_SKETCH, "Richer now.")))
     assert two.done and two.turn == 2 and two.prompt == [] and two.status == "ok"
-    assert two.reward == two.episode_reward == two.turn_reward  # bonus 0: the last turn's
+    assert two.reward == two.episode_reward == two.turn_reward  # penalty 0: the last turn's
     assert two.png_base64 and two.render_sha256 != one.render_sha256
     assert_no_leak(two.critique, two)
     meta = two.metadata
     assert (meta["reward_turn1"], meta["reward_turn2"]) == (one.reward, two.turn_reward)
-    assert meta["episode"]["reward"] == two.reward and meta["episode"]["bonus_paid"] == 0.0
+    assert meta["episode"]["reward"] == two.reward and meta["episode"]["penalty_taken"] == 0.0
     history = [TurnRecord(**t) for t in meta["episode"]["history"]]
     assert [t.turn for t in history] == [1, 2] and history == env.state.history
     assert [t.status for t in history] == ["ok", "ok"]
@@ -210,53 +239,64 @@ def test_a_revision_sees_its_render_and_critique_and_every_turn_is_kept(service)
         env.reset(turns=2, max_turns=3)
     with pytest.raises(ValueError, match="turns must be between 1 and 3"):
         env.reset(turns=4)
-    with pytest.raises(ValueError, match="improvement_bonus must be a number from 0 to 1"):
-        env.reset(turns=2, improvement_bonus=3)
     with pytest.raises(ValueError, match="show_render must be true or false"):
         env.reset(turns=2, show_render="yes")
 
 
-@pytest.mark.browser
-def test_the_improvement_bonus_is_paid_only_for_real_improvement(service):
-    """The same two sketches both ways round (their renders come from the cache): only the
-    order that improves is paid; a rejected first turn earns nothing, however good the
-    revision."""
-    def episode(first: str, second: str, bonus: float = 0.5) -> WatercolourObservation:
-        replies = iter([first, second])
-        return play_episode(WatercolourEnvironment(service), lambda m, o: next(replies),
-                            seed=3, subject=SUBJECT, improvement_bonus=bonus)
+WEAK_SKETCH = """
+function setup() {
+  createCanvas(256, 256, WEBGL);
+  background('#f6f0e4');
+}
+function draw() {
+  brush.noStroke();
+  for (let i = 0; i < 3; i++) {
+    brush.fill('#9a9a9a', 60);
+    brush.circle(-50 + 50 * i, 0, 34);
+  }
+  noLoop();
+}
+"""  # three small grey blots: it passes the gate (paint 0.011), a painting it is not
 
-    up = episode(reply(SMALL_SKETCH), reply(RICH_SKETCH))
-    down = episode(reply(RICH_SKETCH), reply(SMALL_SKETCH))
-    small, rich = up.metadata["reward_turn1"], up.metadata["reward_turn2"]
-    assert (down.metadata["reward_turn1"], down.metadata["reward_turn2"]) == (rich, small)
-    assert small != rich  # the two paintings differ
-    for final in (up, down):
-        first, last = final.metadata["reward_turn1"], final.metadata["reward_turn2"]
-        paid = 0.5 * max(0.0, last - max(first, 0.3))
-        assert final.metadata["episode"]["bonus_paid"] == pytest.approx(paid)
-        assert final.reward == pytest.approx(last + paid) and final.turn_reward == last
-    assert min(up.metadata["episode"]["bonus_paid"],
-               down.metadata["episode"]["bonus_paid"]) == 0.0
-    if max(small, rich) > 0.3:
-        assert max(up.metadata["episode"]["bonus_paid"],
-                   down.metadata["episode"]["bonus_paid"]) > 0
-    # sabotage: a rejected first turn, then the better painting: the last turn's reward only
-    best = max([SMALL_SKETCH, RICH_SKETCH], key=lambda s: rich if s == RICH_SKETCH else small)
-    thrown = episode(reply(BARE), reply(best), bonus=1.0)
-    history = thrown.metadata["episode"]["history"]
-    assert [t["status"] for t in history] == ["rejected", "ok"]
-    assert thrown.metadata["reward_turn1"] == 0.0 and history[0]["render_sha256"] is None
-    assert thrown.reward == thrown.turn_reward == max(small, rich)
-    assert thrown.metadata["episode"]["bonus_paid"] == 0.0
-    assert_no_leak(history[0]["critique"], thrown)
-    assert "bare_primitives" in history[0]["critique"]
+
+@pytest.mark.browser
+def test_a_weak_first_turn_never_pays_in_an_episode(renderer, pool):
+    """Real episodes on servers started with each penalty: a deliberately weak first turn
+    (it passes the gate) then the good painting never earns more than the good painting
+    twice; a worse revision costs; and a reset cannot ask for a bonus or a penalty."""
+    def episode(env: WatercolourEnvironment, first: str, second: str
+                ) -> WatercolourObservation:
+        replies = iter([first, second])
+        return play_episode(env, lambda m, o: next(replies), seed=3, subject=SUBJECT)
+
+    for penalty in (0.0, 0.5, 1.0):
+        config = EnvConfig(reward=RewardConfig(mix=Mix.preset("judge-led"), pool=str(pool)),
+                           render=RenderConfig(workers=1), regression_penalty=penalty)
+        env = WatercolourEnvironment(Service(config, renderer=renderer))
+        twice = episode(env, reply(RICH_SKETCH), reply(RICH_SKETCH))
+        sabotage = episode(env, reply(WEAK_SKETCH), reply(RICH_SKETCH))
+        weak = sabotage.metadata["reward_turn1"]
+        assert sabotage.metadata["episode"]["history"][0]["status"] == "ok"
+        assert 0 < weak < twice.reward  # weak, but it passed the gate and was scored
+        assert twice.reward == twice.turn_reward == sabotage.turn_reward
+        assert sabotage.reward <= twice.reward, (penalty, sabotage.reward, twice.reward)
+        assert twice.metadata["episode"]["regression_penalty"] == penalty
+        worse = episode(env, reply(RICH_SKETCH), reply(WEAK_SKETCH))
+        assert worse.turn_reward == weak
+        assert worse.reward == pytest.approx(max(0.0, weak - penalty * (twice.reward - weak)))
+        assert worse.metadata["episode"]["penalty_taken"] == pytest.approx(
+            weak - worse.reward)
+        for option, value in (("improvement_bonus", 1.0), ("regression_penalty", 0.0),
+                              ("improvement_floor", 0.0)):
+            with pytest.raises(ValueError, match=f"{option}: the episode's reward parameters "
+                                                 "are the server's"):
+                env.reset(turns=2, **{option: value})
 
 
 @pytest.mark.browser
 def test_a_rejected_turn_may_be_revised_and_an_unavailable_one_ends_the_episode(service):
     env = WatercolourEnvironment(service)
-    env.reset(seed=3, subject=SUBJECT, turns=3, improvement_bonus=0.5)
+    env.reset(seed=3, subject=SUBJECT, turns=3)
     rejected = env.step(WatercolourAction(reply=reply(BARE)))
     assert (rejected.status, rejected.reward, rejected.done) == ("rejected", 0.0, False)
     assert "bare_primitives" in rejected.violations and rejected.prompt
@@ -288,7 +328,7 @@ def test_an_episode_through_the_server_and_an_unchanged_revision_costs_no_render
     server = EnvServer(tmp_path, {
         "WATERCOLOUR_POOL": str(pool), "WATERCOLOUR_RENDER_WORKERS": "1",
         "WATERCOLOUR_RENDER_DEADLINE": "20", "WATERCOLOUR_ENV_MAX_TURNS": "3",
-        "WATERCOLOUR_ENV_IMPROVEMENT_BONUS": "0.2", "WATERCOLOUR_JUDGE_WEIGHT": "",
+        "WATERCOLOUR_ENV_REGRESSION_PENALTY": "0.2", "WATERCOLOUR_JUDGE_WEIGHT": "",
         "WATERCOLOUR_HPS_WEIGHT": "", "WATERCOLOUR_HPS_URL": "",
         "WATERCOLOUR_JUDGE_BASE_URL": ""}).start()
     try:
@@ -316,8 +356,8 @@ def test_an_episode_through_the_server_and_an_unchanged_revision_costs_no_render
     assert final.done and final.turn == 2 and final.status == "ok" and final.cache_hit is True
     meta = final.metadata
     assert meta["reward_turn1"] == meta["reward_turn2"] == final.turn_reward
-    assert final.reward == final.turn_reward  # no improvement, no bonus
-    assert meta["episode"]["improvement_bonus"] == 0.2
+    assert final.reward == final.turn_reward  # no regression, no penalty
+    assert meta["episode"]["regression_penalty"] == 0.2
     history = meta["episode"]["history"]
     assert history[0]["render_sha256"] == history[1]["render_sha256"] == final.render_sha256
     assert [t["cache_hit"] for t in history] == [False, True]

@@ -361,7 +361,7 @@ def test_the_multi_turn_rollout_draws_by_the_schedule():
     from watercolour.train.episodes import EpisodeRollout
 
     source = DrawingRewarder(RewardConfig.from_env(environ={}))
-    episodes = EpisodeRollout(source, 2, "a lotus", bonus=0.0, floor=0.3,
+    episodes = EpisodeRollout(source, 2, "a lotus", penalty=0.0,
                               schedule=ReferencesSchedule.parse("steps:0=0.25,5=1"))
     state = SimpleNamespace(max_steps=10)
     first = episodes._score(["a" * 10, "b" * 10], ["k", "k"], 0, state)
@@ -369,6 +369,6 @@ def test_the_multi_turn_rollout_draws_by_the_schedule():
     assert source.loves == [1, 4]
     assert first[0].record.references["tiers"] == ["love", "okay", "okay", "okay"]
     assert later[0].record.references["tiers"] == ["love"] * 4
-    plain = EpisodeRollout(source, 2, "a lotus", bonus=0.0, floor=0.3)
+    plain = EpisodeRollout(source, 2, "a lotus", penalty=0.0)
     plain._score(["a"], ["k"], 0, state)
     assert source.loves[-1] is None  # no schedule: the source's default draw

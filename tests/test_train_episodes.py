@@ -36,7 +36,7 @@ def test_the_environment_turn_is_the_user_message_and_the_next_assistant_header(
                                             {"group": 1, "index": 0}, {"group": 0, "index": 2}]
     assert episode_columns(1) == ()
     assert episode_columns(2) == ("reward_turn1", "reward_turn2", "revision_beats_first",
-                                  "improvement_bonus_mean")
+                                  "regression_penalty_mean")
 
 
 @pytest.mark.browser
@@ -57,7 +57,7 @@ def test_one_step_of_two_turn_episodes_masks_the_critique(tmp_path_factory, rend
         return out
 
     monkeypatch.setattr(WatercolourGRPOTrainer, "_generate_and_score_completions", keep)
-    monkeypatch.delenv("WATERCOLOUR_ENV_IMPROVEMENT_BONUS", raising=False)
+    monkeypatch.delenv("WATERCOLOUR_ENV_REGRESSION_PENALTY", raising=False)
     out = tmp_path_factory.mktemp("runs") / "episodes"
     run, training = parse_args(small_run(model, out, "--steps", "1", "--turns", "2",
                                          "--temperature", "0.7"))
@@ -78,7 +78,7 @@ def test_one_step_of_two_turn_episodes_masks_the_critique(tmp_path_factory, rend
             assert (out / "rollouts" / r["png"]).read_bytes().startswith(PNG)
     episodes = {i: {r["turn"]: r for r in records if r["index"] == i} for i in range(4)}
     for turns in episodes.values():
-        # bonus 0: the episode's reward is the last turn's (the environment's own rule)
+        # penalty 0: the episode's reward is the last turn's (the environment's own rule)
         assert turns[1]["episode_reward"] == turns[2]["episode_reward"] == turns[2]["reward"]
         assert len({turns[1]["seed"], turns[2]["seed"]}) == 1  # both turns, one set of refs
 
@@ -116,7 +116,7 @@ def test_one_step_of_two_turn_episodes_masks_the_critique(tmp_path_factory, rend
         assert float(row[f"reward_turn{turn}"]) == pytest.approx(sum(rewards) / 4, abs=1e-5)
     beats = [episodes[i][2]["reward"] > episodes[i][1]["reward"] for i in range(4)]
     assert float(row["revision_beats_first"]) == pytest.approx(sum(beats) / 4)
-    assert float(row["improvement_bonus_mean"]) == 0.0
+    assert float(row["regression_penalty_mean"]) == 0.0
     assert float(row["reward"]) == pytest.approx(
         sum(episodes[i][2]["episode_reward"] for i in range(4)) / 4, abs=1e-5)
     for column in ("loss", "step_time", "generation_s", "rewards_s", "gate_pass_rate"):
@@ -195,13 +195,14 @@ def test_an_unavailable_turn_ends_its_episode_and_a_cut_off_turn_is_closed_by_th
     tokenizer = build_placeholder_tokenizer()
     prompt = [{"role": "user", "content": "Paint a peach hibiscus."}]
     logged = []
-    rollout = EpisodeRollout(Scripted(), 2, "a peach hibiscus", bonus=0.5, floor=0.3,
+    rollout = EpisodeRollout(Scripted(), 2, "a peach hibiscus", penalty=0.5,
                              on_scored=lambda *a: logged.append(a))
-    # episode 0: 0.4 then 0.8 (bonus 0.5 * (0.8 - 0.4)); 1: cut off at 0.5, then 0.2;
+    # episode 0: 0.4 then 0.8 (no penalty: it improved); 1: cut off at 0.5, then 0.2 (the
+    # penalty takes 0.5 * (0.5 - 0.2));
     # 2: unavailable at once (ends, reward None, no second turn)
     trainer = ScriptedTrainer(tokenizer, [["ok 0.4", "ok 0.5|", "die"], ["ok 0.8", "ok 0.2"]])
     out = rollout([prompt] * 3, trainer)
-    assert out["episode_reward"] == [pytest.approx(1.0), 0.2, None]
+    assert out["episode_reward"] == [0.8, pytest.approx(0.05), None]
     assert len(trainer.seen[1]) == 2  # only the two episodes that went on were asked again
     eos = tokenizer.eos_token_id
     for row, ids in enumerate(out["completion_ids"]):
@@ -224,4 +225,4 @@ def test_an_unavailable_turn_ends_its_episode_and_a_cut_off_turn_is_closed_by_th
     assert metrics["reward_turn1"] == [pytest.approx(0.45)]  # the scored turns only
     assert metrics["reward_turn2"] == [pytest.approx(0.5)]
     assert metrics["revision_beats_first"] == [0.5]
-    assert metrics["improvement_bonus_mean"] == [pytest.approx(0.1)]
+    assert metrics["regression_penalty_mean"] == [pytest.approx(0.075)]

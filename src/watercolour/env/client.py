@@ -421,7 +421,8 @@ def play_episode(env: Any, policy: Policy, *, turns: int = MULTI_TURN_DEFAULT,
     """One episode of up to ``turns`` turns (default 2: a sketch and one revision) on ``env``,
     the in-process :class:`~watercolour.env.server.WatercolourEnvironment` or a
     ``WatercolourEnv(...).sync()`` session; ``reset_options`` go to ``reset`` (``seed``,
-    ``subject``, ``show_render``, ``improvement_bonus``, ...).
+    ``subject``, ``show_render``, ``love_references``, ...; the reward's parameters are the
+    server's, not reset options).
 
     >>> final = play_episode(env, lambda messages, seen: model.reply(messages), seed=7,
     ...                      show_render=True)

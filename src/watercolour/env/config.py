@@ -13,12 +13,9 @@ variable                           meaning (default)
                                    ``WATERCOLOUR_CHROMIUM`` and ``WATERCOLOUR_GL``
 ``WATERCOLOUR_ENV_MAX_SESSIONS``   concurrent sessions; one more gets a clear error (8)
 ``WATERCOLOUR_ENV_MAX_TURNS``      the most turns an episode may ask for (4)
-``WATERCOLOUR_ENV_IMPROVEMENT_BONUS``  bonus per unit a multi-turn episode's last turn
-                                   improves on max(turn 1, the floor); paid only when
-                                   turn 1 passed the gate (0: the episode's reward is the
-                                   last turn's)
-``WATERCOLOUR_ENV_IMPROVEMENT_FLOOR``  the least turn-1 reward an improvement is measured
-                                   from, so a sabotaged first turn gains nothing (0.3)
+``WATERCOLOUR_ENV_REGRESSION_PENALTY``  what a multi-turn episode's reward loses per unit
+                                   its last turn falls below its best earlier turn, at
+                                   most 1 (0: the episode's reward is the last turn's)
 ``WATERCOLOUR_ENV_RENDER_CACHE``   renders kept (same sketch and seed: rendered once);
                                    0: off (256)
 ``WATERCOLOUR_ENV_TOKEN``          the bearer token every route but ``/health`` requires
@@ -28,7 +25,16 @@ variable                           meaning (default)
                                    proxy that authenticates (a private Space) (false)
 ``WATERCOLOUR_ENV_IDLE_TIMEOUT``   seconds a websocket may wait between messages before it
                                    is closed and its session freed (600)
+``WATERCOLOUR_ENV_BODY_TIMEOUT``   seconds an HTTP request body may take to arrive, in all
+                                   (30)
+``WATERCOLOUR_ENV_BODY_MIN_RATE``  bytes a second an HTTP request body must average after
+                                   its first second (1024)
 =================================  ====================================================
+
+The episode's reward parameters are the server's alone: a reset cannot change them. The
+improvement bonus is gone (it paid a deliberately weak first turn):
+``WATERCOLOUR_ENV_IMPROVEMENT_BONUS`` and ``WATERCOLOUR_ENV_IMPROVEMENT_FLOOR`` are refused
+with a message that says so (:data:`REMOVED`).
 """
 
 from __future__ import annotations
@@ -47,6 +53,17 @@ from watercolour.settings import setting
 
 class EnvConfigError(InputError):
     """The configuration is wrong: one line per mistake."""
+
+
+REMOVED = {
+    "WATERCOLOUR_ENV_IMPROVEMENT_BONUS": "an improvement bonus paid a deliberately weak first "
+    "turn; the episode's reward is now the last turn's, less "
+    "WATERCOLOUR_ENV_REGRESSION_PENALTY for a revision that made it worse (unset it)",
+    "WATERCOLOUR_ENV_IMPROVEMENT_FLOOR": "it measured the improvement bonus, which is gone "
+    "(see WATERCOLOUR_ENV_REGRESSION_PENALTY; unset it)",
+}
+"""Variables this server no longer reads, and why: setting one stops it at start rather than
+running a reward its owner did not ask for."""
 
 
 def default_browsers() -> int:
@@ -76,17 +93,11 @@ class EnvConfig:
                                 help="concurrent sessions; one more gets a clear error")
     max_turns: int = setting(4, env="WATERCOLOUR_ENV_MAX_TURNS", positive=True,
                              help="the most turns (steps) an episode may ask for")
-    improvement_bonus: float = setting(0.0, env="WATERCOLOUR_ENV_IMPROVEMENT_BONUS",
-                                       minimum=0.0,
-                                       help="bonus per unit a multi-turn episode's last turn "
-                                       "improves on max(turn 1, the floor), paid only when "
-                                       "turn 1 passed the gate; 0: the episode's reward is "
-                                       "the last turn's (at most 1)")
-    improvement_floor: float = setting(0.3, env="WATERCOLOUR_ENV_IMPROVEMENT_FLOOR",
-                                       minimum=0.0,
-                                       help="the least turn-1 reward an improvement is "
-                                       "measured from, so sabotaging turn 1 gains nothing "
-                                       "(at most 1)")
+    regression_penalty: float = setting(
+        0.0, env="WATERCOLOUR_ENV_REGRESSION_PENALTY", minimum=0.0,
+        help="what a multi-turn episode's reward loses per unit its last turn falls below its "
+        "best earlier turn (at most 1); 0: the episode's reward is the last turn's. Nothing "
+        "is ever added, so a weak first turn gains nothing")
     render_cache: int = setting(256, env="WATERCOLOUR_ENV_RENDER_CACHE", minimum=0,
                                 help="renders kept (same sketch and seed: rendered once); 0: off")
     token: str | None = setting(None, env="WATERCOLOUR_ENV_TOKEN",
@@ -100,29 +111,45 @@ class EnvConfig:
                                   help="seconds a websocket may wait between messages before "
                                   "it is closed and its session freed (longer than the "
                                   "slowest step)")
+    body_timeout: float = setting(30.0, env="WATERCOLOUR_ENV_BODY_TIMEOUT", positive=True,
+                                  help="seconds an HTTP request body may take to arrive, in "
+                                  "all; a slower one is answered 408 (no session slot is held "
+                                  "while a body arrives)")
+    body_min_rate: float = setting(1024.0, env="WATERCOLOUR_ENV_BODY_MIN_RATE", minimum=0.0,
+                                   help="bytes a second an HTTP request body must average "
+                                   "after its first second; a slower one is answered 408 "
+                                   "(0: only the total time)")
 
     def __post_init__(self) -> None:
         try:
             settings.check(self)
         except InputError as err:
             raise EnvConfigError(str(err)) from None
-        over = [f"{variable(name)} must be at most 1, got {getattr(self, name)}"
-                for name in ("improvement_bonus", "improvement_floor")
-                if getattr(self, name) > 1]
-        if over:
-            raise EnvConfigError("\n".join(over))
+        if self.regression_penalty > 1:
+            raise EnvConfigError(f"{variable('regression_penalty')} must be at most 1, got "
+                                 f"{self.regression_penalty}")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> EnvConfig:
         """Defaults, then the variables, then explicit (non-None) overrides. Every mistake (the
         reward's, the renderer's, the server's) is reported at once, one line each
-        (:class:`EnvConfigError`)."""
+        (:class:`EnvConfigError`), a removed variable (:data:`REMOVED`) among them."""
+        removed = [f"{name} was removed: {why}" for name, why in REMOVED.items()
+                   if ((os.environ if environ is None else environ).get(name) or "").strip()]
         try:
-            return settings.from_env(cls, environ, **overrides)
-        except EnvConfigError:
-            raise
+            config = settings.from_env(cls, environ, **overrides)
         except InputError as err:  # one mistake keeps its class in settings: say it is ours
-            raise EnvConfigError(str(err)) from None
+            raise EnvConfigError("\n".join([*removed, str(err)])) from None
+        if removed:
+            raise EnvConfigError("\n".join(removed))
+        return config
+
+    @classmethod
+    def declared_variables(cls) -> list[tuple[str, str, str, str]]:
+        """The removed variables (:data:`REMOVED`), for :func:`watercolour.settings.variables`:
+        setting one is an error that says why."""
+        return [(name, "EnvConfig (removed)", "—", f"removed: {why}")
+                for name, why in REMOVED.items()]
 
     def resolved(self) -> dict[str, Any]:
         """Plain data, for /stats (to a caller with the token) and the logs; never the token
@@ -130,10 +157,10 @@ class EnvConfig:
         render = asdict(self.render)
         return {"reward": self.reward.resolved(), "render": render,
                 "max_sessions": self.max_sessions, "max_turns": self.max_turns,
-                "improvement_bonus": self.improvement_bonus,
-                "improvement_floor": self.improvement_floor,
+                "regression_penalty": self.regression_penalty,
                 "render_cache": self.render_cache, "token": self.token is not None,
-                "anonymous": self.anonymous, "idle_timeout_s": self.idle_timeout}
+                "anonymous": self.anonymous, "idle_timeout_s": self.idle_timeout,
+                "body_timeout_s": self.body_timeout, "body_min_rate": self.body_min_rate}
 
 
 def variable(name: str) -> str:

@@ -4,8 +4,11 @@ OpenEnv's bases, so unknown fields, wrong types and oversized or malformed repli
 with a clear error before anything is rendered.
 
 The episode's reward (:data:`EPISODE_REWARD_RULE`; the arithmetic is
-:func:`watercolour.env.server.environment.episode_reward`) is the last turn's reward, plus an
-optional bonus for improving on the first turn that a sabotaged first turn cannot earn."""
+:func:`watercolour.env.server.environment.episode_reward`) is the last turn's reward, less an
+optional penalty for a revision that made the painting worse: never more than the last turn's
+sketch earns when it is submitted on every turn, so a sabotaged first turn cannot pay. The
+size limits (:data:`MAX_REPLY_CHARS`, :data:`MAX_MESSAGE_BYTES`) are declared in
+:mod:`watercolour.env.limits`."""
 
 from __future__ import annotations
 
@@ -14,15 +17,8 @@ from typing import Any, Literal
 from openenv.core.env_server.types import Action, Observation, State
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
+from watercolour.env.limits import MAX_MESSAGE_BYTES, MAX_REPLY_CHARS  # noqa: F401 (declared there)
 from watercolour.rewards.record import ComponentScore, RewardRecord
-
-MAX_REPLY_CHARS = 1_000_000
-"""The longest reply the server accepts (the gate itself rejects sketches over 100 000
-characters as the sketch's fault; this bound only protects the server)."""
-
-MAX_MESSAGE_BYTES = 4 * 1024 * 1024
-"""The largest websocket message the server reads (``watercolour serve``); a larger one is
-refused at the protocol level (close code 1009, *message too big*) before it is parsed."""
 
 Status = Literal["ready", "ok", "rejected", "unavailable"]
 TurnStatus = Literal["ok", "rejected", "unavailable"]
@@ -32,13 +28,14 @@ MULTI_TURN_DEFAULT = 2
 default of :func:`watercolour.env.client.play_episode`): one sketch, one revision."""
 
 EPISODE_REWARD_RULE = (
-    "The episode's reward is the last turn's reward R_K, plus bonus * max(0, R_K - max(R_1, "
-    "floor)) when turn 1 passed the gate and was scored (status ok), at most 1 in all; "
-    "nothing is added otherwise. bonus is 0 unless configured "
-    "(WATERCOLOUR_ENV_IMPROVEMENT_BONUS or the reset option improvement_bonus); floor is "
-    "WATERCOLOUR_ENV_IMPROVEMENT_FLOOR (0.3). A rejected turn's reward is 0 and a revision "
-    "is still allowed; an unavailable turn ends the episode with reward null, never 0. "
-    "Until the last turn, an observation's reward is that turn's own reward.")
+    "The episode's reward is the last turn's reward R_K, less penalty * max(0, R_best - R_K), "
+    "where R_best is the best reward of the earlier turns (a revision that made the painting "
+    "worse costs), and never below 0. Nothing is ever added: the episode never earns more "
+    "than its last sketch earns when submitted on every turn, so a weak first turn gains "
+    "nothing. penalty is the server's WATERCOLOUR_ENV_REGRESSION_PENALTY (default 0: the "
+    "episode's reward is the last turn's); a reset cannot change it. A rejected turn's reward "
+    "is 0 and a revision is still allowed; an unavailable turn ends the episode with reward "
+    "null, never 0. Until the last turn, an observation's reward is that turn's own reward.")
 """The episode's reward, in words (every step's observation carries it in its metadata)."""
 
 
@@ -145,7 +142,7 @@ class WatercolourObservation(Observation):
                                    "show_render=true)")
     turn_reward: float | None = Field(None, description="This turn's own reward (on the last "
                                       "turn it can differ from reward, the episode's, by the "
-                                      "improvement bonus)")
+                                      "regression penalty)")
     episode_reward: float | None = Field(None, description="The episode's reward, on the "
                                          "observation that ends it (null before, and when a "
                                          "turn was unavailable); the rule: EPISODE_REWARD_RULE "
@@ -195,10 +192,9 @@ class WatercolourState(State):
     max_turns: int = Field(1, description="Steps the episode allows (1: single turn)")
     include_png: bool = Field(False, description="Whether observations carry the render")
     done: bool = Field(False, description="Whether the episode is over")
-    improvement_bonus: float = Field(0.0, description="The bonus per unit of improvement of "
-                                     "the last turn over max(turn 1, improvement_floor)")
-    improvement_floor: float = Field(0.3, description="The least turn-1 reward an improvement "
-                                     "is measured from")
+    regression_penalty: float = Field(0.0, description="What the episode's reward loses per "
+                                      "unit the last turn falls below the best earlier turn "
+                                      "(the server's WATERCOLOUR_ENV_REGRESSION_PENALTY)")
     history: list[TurnRecord] = Field(default_factory=list, description="Every turn so far, "
                                       "in order")
     reward: float | None = Field(None, description="The episode's reward once it is over "

@@ -17,6 +17,8 @@ from watercolour.gates import MODES, GateConfig
 from watercolour.pool.schema import DEFAULT_POOL
 from watercolour.rewards.copies import RENDER_THRESHOLD, SKETCH_THRESHOLD
 from watercolour.rewards.hps.mapping import RANGE_ENV, HpsMapping
+from watercolour.rewards.judge.cache import JUDGE_CACHE_ENV, default_judge_cache, read_judge_cache
+from watercolour.rewards.judge.cache import SHOWN as JUDGE_CACHE_SHOWN
 from watercolour.rewards.judge.openai_judge import DEFAULT_MODEL
 from watercolour.rewards.mix import Mix
 from watercolour.rewards.references import DEFAULT_REFERENCES
@@ -43,8 +45,10 @@ class RewardConfig:
                          "model behind an OpenAI-compatible endpoint) or auto: openai when a "
                          "base URL or provider is set")
     judge_cache: str | None = setting(
-        "runs/judge-cache", env="WATERCOLOUR_JUDGE_CACHE",
-        help="folder of fitted pool-fitted judges, keyed by pool and version (empty: none)")
+        default_factory=default_judge_cache, env=JUDGE_CACHE_ENV, reader=read_judge_cache,
+        shown=JUDGE_CACHE_SHOWN,
+        help="folder of fitted pool-fitted judges, keyed by pool and version, under the "
+        "project's cache, never the working directory (empty in code: none)")
     judge_model: str = setting(DEFAULT_MODEL, env="WATERCOLOUR_JUDGE_MODEL",
                                help="the judge's vision model")
     judge_base_url: str | None = setting(None, env="WATERCOLOUR_JUDGE_BASE_URL",

@@ -2,8 +2,8 @@
 ``/reset`` ``/step`` ``/state`` ``/schema``, ``/health``, plus ``/stats`` (sessions, outcomes,
 render cache; the resolved configuration only to a caller with the token), behind
 :class:`~watercolour.env.server.guard.Guard` (the bearer token, one session limit, bounded
-bodies and messages, idle websockets closed). Errors are short: a validation error lists
-where and what, never the input.
+bodies and messages, a body-read deadline, idle websockets closed). Errors are short: a
+validation error lists where and what, never the input.
 
 Run it with ``watercolour serve [--host] [--port]``, or with uvicorn (``app`` is built on
 first access, from the environment)::
@@ -53,6 +53,8 @@ def build_app(config: EnvConfig | None = None, *, service: Service | None = None
     app.add_exception_handler(HTTPException, http_error)
     app.add_middleware(Guard, token=service.config.token, slots=service,
                        idle_timeout_s=service.config.idle_timeout,
+                       body_timeout_s=service.config.body_timeout,
+                       body_min_rate=service.config.body_min_rate,
                        anonymous=service.config.anonymous)
     app.state.service = service
     if owned:

@@ -24,25 +24,25 @@ costs no render.
 **The episode's reward** (:func:`episode_reward`, stated in every step's
 ``metadata["episode"]["rule"]``)::
 
-    R = min(1, R_K + bonus * max(0, R_K - max(R_1, floor)))   when turn 1's status is ok
-    R = R_K                                                   otherwise (and when K = 1)
+    R = max(0, R_K - penalty * max(0, max(R_1, ..., R_{K-1}) - R_K))
 
-``R_K`` is the last turn's reward, ``R_1`` the first's; ``bonus`` is
-``WATERCOLOUR_ENV_IMPROVEMENT_BONUS`` (default **0**: the episode's reward is simply the last
-turn's) or the reset option ``improvement_bonus``; ``floor`` is
-``WATERCOLOUR_ENV_IMPROVEMENT_FLOOR`` (0.3: below it the write-ups count a painting as bad,
-a near-blank canvas or a smear). Why both guards: an improvement bonus invites a policy to
-throw its first turn away and "improve" on nothing. Paying only when turn 1 passed the gate
-stops the cheapest throw-away (a rejected sketch, reward 0); measuring from
-``max(R_1, floor)`` stops the next one (a sketch that passes the gate but paints almost
-nothing): any first turn below the floor earns exactly what a first turn at the floor earns,
-so what sabotage can still gain is at most ``bonus * (R_1 - floor)`` for an honest ``R_1``
-above the floor, small next to what the last turn itself pays. ``R_K`` is never reduced, so
-revising well always pays. Until the last turn an observation's ``reward`` is that turn's
-own (``turn_reward``); the observation that ends the episode carries the episode's
-(``reward`` and ``episode_reward``) and, in ``metadata``, every turn's record (sketch,
-critique, reward, status, render hash: :class:`~watercolour.env.models.TurnRecord`) and
-``reward_turn1``, ``reward_turn2``, ... for the trainer's logs.
+``R_K`` is the last turn's reward; ``penalty`` is the server's
+``WATERCOLOUR_ENV_REGRESSION_PENALTY`` (default **0**: the episode's reward is simply the last
+turn's; at most 1). A revision that makes the painting worse than the best earlier turn costs;
+nothing is ever added. Why this form: the reward must never exceed what the same final sketch
+earns when submitted on every turn (then every turn earns ``R_K``, the penalty is 0 and
+``R = R_K``); any other path to that sketch earns ``R_K`` less something non-negative. A weak
+first turn therefore gains nothing, for every penalty. The improvement bonus it replaces
+(``R_K + bonus * max(0, R_K - max(R_1, floor))``) paid exactly that: a gate-passing 0.185
+first turn, then the good painting, earned 1.000 where the good painting twice earned 0.799.
+Measured from the best earlier turn rather than turn 1, so that in a longer episode a last
+revision that undoes a good one still costs. The parameters are the server's: a ``reset``
+that asks for ``improvement_bonus`` (or any reward parameter) is refused, so a client cannot
+choose how it is paid. Until the last turn an observation's ``reward`` is that turn's own
+(``turn_reward``); the observation that ends the episode carries the episode's (``reward``
+and ``episode_reward``) and, in ``metadata``, every turn's record (sketch, critique, reward,
+status, render hash: :class:`~watercolour.env.models.TurnRecord`) and ``reward_turn1``,
+``reward_turn2``, ... for the trainer's logs.
 
 Sessions run their steps in their own threads (OpenEnv gives each session one), so eight
 sessions render in parallel up to the browser count and the judge and HPS calls of one overlap
@@ -84,22 +84,23 @@ REVISION_PROMPT_WITH_RENDER = (
     "Here is what your painting looks like (the render is attached): {critique} Revise the "
     "sketch and reply with the complete new version in one fenced JavaScript code block.")
 RESET_OPTIONS = ("seed", "episode_id", "subject", "render_seed", "turns", "max_turns",
-                 "include_png", "show_render", "improvement_bonus", "love_references")
+                 "include_png", "show_render", "love_references")
+SERVER_REWARD = ("improvement_bonus", "improvement_floor", "regression_penalty")
+"""Reward parameters a reset may not set: they are the server's (:class:`EnvConfig`)."""
 
 
-def episode_reward(history: list[TurnRecord], bonus: float = 0.0, floor: float = 0.3
+def episode_reward(history: list[TurnRecord], penalty: float = 0.0
                    ) -> tuple[float | None, float]:
-    """The episode's reward and the bonus in it (see the module docstring): the last turn's
-    reward, plus ``bonus * max(0, R_K - max(R_1, floor))`` when turn 1 passed the gate and
-    was scored, at most 1 in all; None (and no bonus) when any turn was unavailable."""
+    """The episode's reward and the penalty taken from it (see the module docstring): the
+    last turn's reward, less ``penalty * max(0, best earlier reward - R_K)``, never below 0;
+    None (and no penalty) when any turn was unavailable. It never exceeds the last turn's
+    reward, which is what the last sketch earns when it is submitted on every turn."""
     if not history or any(t.status == "unavailable" or t.reward is None for t in history):
         return None, 0.0
-    first, last = history[0], history[-1]
-    paid = 0.0
-    if len(history) > 1 and bonus > 0 and first.status == "ok":
-        paid = min(bonus * max(0.0, last.reward - max(first.reward, floor)),
-                   1.0 - last.reward)  # the reward stays in [0, 1] (openenv.yaml)
-    return (last.reward + paid if paid > 0 else last.reward), max(paid, 0.0)
+    last = history[-1].reward
+    best = max((t.reward for t in history[:-1]), default=last)
+    taken = min(penalty * max(0.0, best - last), last) if penalty > 0 else 0.0
+    return last - taken, taken
 
 
 def turn_record(evaluation: Evaluation, reply: str, turn: int,
@@ -258,16 +259,22 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
               subject: str | None = None, render_seed: int | None = None,
               turns: int | None = None, max_turns: int | None = None,
               include_png: bool = False, show_render: bool = False,
-              improvement_bonus: float | None = None, love_references: int | None = None,
-              **unknown: Any) -> WatercolourObservation:
+              love_references: int | None = None, **unknown: Any) -> WatercolourObservation:
         """A new episode. ``seed``: the group seed (default the reward's); ``subject``: what
         to paint; ``render_seed``: the sketch's seed (default from ``seed``; every turn of the
         episode renders with it); ``turns`` (or ``max_turns``): turns allowed (default 1;
         1..the server's limit); ``show_render`` (or ``include_png``): observations carry the
-        render; ``improvement_bonus``: this episode's bonus (default the server's,
-        ``WATERCOLOUR_ENV_IMPROVEMENT_BONUS``); ``love_references``: how many of the
-        references come from the pool's love tier (0..references; default references // 2,
-        the draw of every committed run; a trainer's curriculum sets it per step)."""
+        render; ``love_references``: how many of the references come from the pool's love
+        tier (0..references; default references // 2, the draw of every committed run; a
+        trainer's curriculum sets it per step). The reward's parameters are the server's: a
+        reset that names one (:data:`SERVER_REWARD`) is refused."""
+        asked = sorted(set(unknown) & set(SERVER_REWARD))
+        if asked:
+            config = self.service.config
+            raise ValueError(f"{', '.join(asked)}: the episode's reward parameters are the "
+                             "server's, not a reset option (this server: regression_penalty "
+                             f"{config.regression_penalty:g}, "
+                             "WATERCOLOUR_ENV_REGRESSION_PENALTY)")
         if unknown:
             raise ValueError(f"unknown reset option(s): {', '.join(sorted(unknown))} (known: "
                              f"{', '.join(RESET_OPTIONS)})")
@@ -292,9 +299,6 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         for option, value in (("include_png", include_png), ("show_render", show_render)):
             if not isinstance(value, bool):
                 raise ValueError(f"{option} must be true or false, got {value!r}")
-        bonus = config.improvement_bonus if improvement_bonus is None else improvement_bonus
-        if isinstance(bonus, bool) or not isinstance(bonus, int | float) or not 0 <= bonus <= 1:
-            raise ValueError(f"improvement_bonus must be a number from 0 to 1, got {bonus!r}")
         if love_references is not None:
             n = config.reward.references
             if isinstance(love_references, bool) or not isinstance(love_references, int) \
@@ -308,20 +312,19 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
             reference_ids=references.ids if references is not None else [],
             love_references=love_references, turn=0,
             max_turns=count, include_png=include_png or show_render, done=False,
-            improvement_bonus=float(bonus), improvement_floor=config.improvement_floor)
+            regression_penalty=config.regression_penalty)
         self._reset_done = True
         return WatercolourObservation(status="ready", subject=subject, prompt=messages(subject),
                                       reference_ids=self._state.reference_ids,
                                       max_turns=count, done=False, reward=None,
                                       metadata={"episode": self._episode_metadata()})
 
-    def _episode_metadata(self, reward: float | None = None, paid: float | None = None
+    def _episode_metadata(self, reward: float | None = None, taken: float | None = None
                           ) -> dict[str, Any]:
         state = self._state
         return {"rule": EPISODE_REWARD_RULE, "turns": state.max_turns,
-                "improvement_bonus": state.improvement_bonus,
-                "improvement_floor": state.improvement_floor, "done": state.done,
-                "reward": reward, "bonus_paid": paid,
+                "regression_penalty": state.regression_penalty, "done": state.done,
+                "reward": reward, "penalty_taken": taken,
                 "history": [t.model_dump() for t in state.history]}
 
     def step(self, action: WatercolourAction, timeout_s: float | None = None, **kwargs: Any
@@ -345,11 +348,11 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
                              state.history[-1] if state.history else None, cache_hit=hit)
         reply_sha, render_sha, note = record.reply_sha256, record.render_sha256, record.critique
         history = [*state.history, record]
-        reward, paid = (episode_reward(history, state.improvement_bonus,
-                                       state.improvement_floor) if done else (None, None))
+        reward, taken = (episode_reward(history, state.regression_penalty) if done
+                         else (None, None))
         self._state = state.model_copy(update={"turn": turn, "step_count": turn, "done": done,
                                                "history": history, "reward": reward})
-        metadata: dict[str, Any] = {"episode": self._episode_metadata(reward, paid)}
+        metadata: dict[str, Any] = {"episode": self._episode_metadata(reward, taken)}
         metadata.update({f"reward_turn{t.turn}": t.reward for t in history})
         latency = dict(evaluation.record.latency_s)
         latency["step"] = round(time.monotonic() - start, 4)

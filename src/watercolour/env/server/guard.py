@@ -11,11 +11,17 @@ owner's account.
   start that way; this covers ``uvicorn watercolour.env.server.app:app --host 0.0.0.0``).
 - **One session limit.** Websocket sessions and plain HTTP ``/reset`` and ``/step`` hold one of
   ``WATERCOLOUR_ENV_MAX_SESSIONS`` slots while they run; when all are held, HTTP answers 503
-  and a websocket gets OpenEnv's ``CAPACITY_REACHED`` error.
-- **Bounded input.** A request body over :data:`MAX_BODY_BYTES` is refused with 413: a
+  and a websocket gets OpenEnv's ``CAPACITY_REACHED`` error. An HTTP request takes its slot
+  only once its whole body is in: a request still sending holds nothing.
+- **Bounded input.** An HTTP request body is read whole, before the app sees the request
+  (:meth:`Guard._body`), under two bounds: its size, :data:`MAX_BODY_BYTES` (413: a
   ``Content-Length`` over it before anything is read, a streamed body as soon as the bytes
-  counted pass it. A websocket message over :data:`MAX_MESSAGE_BYTES` closes the socket
-  (1009). Error frames never echo the input (only where and what, truncated).
+  counted pass it), and its pace (408): it must be in within ``WATERCOLOUR_ENV_BODY_TIMEOUT``
+  seconds and, after its first second (:data:`BODY_GRACE_S`), average at least
+  ``WATERCOLOUR_ENV_BODY_MIN_RATE`` bytes a second, so a body trickled a byte at a time (a
+  slowloris) is cut off within seconds. A websocket message over :data:`MAX_MESSAGE_BYTES`
+  closes the socket (1009). Error frames never echo the input (only where and what,
+  truncated).
 - **Idle websockets.** A websocket that sends nothing for ``WATERCOLOUR_ENV_IDLE_TIMEOUT``
   seconds is closed (4408) and its session freed; a step in progress is not idle time.
 - OpenEnv's MCP routes (``/mcp``, ``/harness``) answer 404: this environment has no tools, and
@@ -32,7 +38,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, Protocol
 
 from watercolour.env.config import variable
-from watercolour.env.models import MAX_MESSAGE_BYTES
+from watercolour.env.limits import MAX_MESSAGE_BYTES
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -41,6 +47,10 @@ Send = Callable[[Message], Awaitable[None]]
 
 MAX_BODY_BYTES = MAX_MESSAGE_BYTES
 """The largest HTTP request body read (the same bound as a websocket message)."""
+
+BODY_GRACE_S = 1.0
+"""Seconds a request body may take before its average pace is held to the minimum rate (a
+request's first bytes may wait on the connection's start)."""
 
 OPEN_PATHS = frozenset({"/health"})
 CLOSED_PREFIXES = ("/mcp", "/harness")
@@ -63,10 +73,6 @@ class Slots(Protocol):
     def admit(self) -> bool: ...
 
     def release(self) -> None: ...
-
-
-class _TooLarge(Exception):
-    """The request body passed the limit while it was read."""
 
 
 def is_loopback(host: str | None) -> bool:
@@ -125,16 +131,21 @@ def _json(status: int, detail: str, extra: dict[str, str] | None = None
 
 class Guard:
     """The middleware (see the module docstring). ``token``: the bearer token, or None;
-    ``slots``: the shared session count; ``idle_timeout_s``: seconds a websocket may wait."""
+    ``slots``: the shared session count; ``idle_timeout_s``: seconds a websocket may wait;
+    ``body_timeout_s``, ``body_min_rate``: an HTTP body's deadline and least pace (bytes a
+    second; 0: none) (the server's settings, :class:`~watercolour.env.config.EnvConfig`)."""
 
     def __init__(self, app: Callable[..., Awaitable[None]], *, token: str | None,
-                 slots: Slots, idle_timeout_s: float, anonymous: bool = False,
+                 slots: Slots, idle_timeout_s: float, body_timeout_s: float,
+                 body_min_rate: float, anonymous: bool = False,
                  max_body_bytes: int = MAX_BODY_BYTES,
                  max_message_bytes: int = MAX_MESSAGE_BYTES) -> None:
         self.app = app
         self._token = token.encode("utf-8") if token else None
         self.slots = slots
         self.idle_timeout_s = float(idle_timeout_s)
+        self.body_timeout_s = float(body_timeout_s)
+        self.body_min_rate = float(body_min_rate)
         self.anonymous = anonymous
         self.max_body_bytes = max_body_bytes
         self.max_message_bytes = max_message_bytes
@@ -184,44 +195,66 @@ class Guard:
                 int(length) > self.max_body_bytes:
             await self._too_large(send)
             return
+        body = await self._body(receive, send)
+        if body is None:  # answered (413, 408), or the client went away
+            return
         held = (scope.get("method", "GET"), scope.get("path", "")) in HELD
         if held and not self.slots.admit():
             for message in _json(503, "the server is at its session limit "
                                       "(WATERCOLOUR_ENV_MAX_SESSIONS): try again later"):
                 await send(message)
             return
-        state = {"read": 0, "over": False, "answered": False}
+        given = {"done": False}
 
-        async def counted() -> Message:
-            if state["over"]:
-                return {"type": "http.disconnect"}
-            message = await receive()
-            if message.get("type") == "http.request":
-                state["read"] += len(message.get("body") or b"")
-                if state["read"] > self.max_body_bytes:
-                    state["over"] = True
-                    raise _TooLarge
-            return message
-
-        async def guarded(message: Message) -> None:
-            if state["over"]:  # whatever the app says about a body it could not read
-                if not state["answered"]:
-                    state["answered"] = True
-                    await self._too_large(send)
-                return
-            await send(message)
+        async def replay() -> Message:  # the body read, then whatever comes (a disconnect)
+            if given["done"]:
+                return await receive()
+            given["done"] = True
+            return {"type": "http.request", "body": body, "more_body": False}
 
         try:
-            await self.app(scope, counted, guarded)
-        except Exception:
-            if not state["over"]:
-                raise
+            await self.app(scope, replay, send)
         finally:
             if held:
                 self.slots.release()
-        if state["over"] and not state["answered"]:
-            state["answered"] = True
-            await self._too_large(send)
+
+    async def _body(self, receive: Receive, send: Send) -> bytes | None:
+        """The whole request body, read under the size and pace bounds (module docstring);
+        None when it broke one (answered here: 413 or 408) or the client disconnected."""
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        chunks: list[bytes] = []
+        read = 0
+        while True:
+            deadline = start + self.body_timeout_s
+            if self.body_min_rate > 0:
+                deadline = min(deadline, start + BODY_GRACE_S + read / self.body_min_rate)
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+            except asyncio.TimeoutError:
+                await self._too_slow(send, read, loop.time() - start)
+                return None
+            if message.get("type") == "http.disconnect":
+                return None
+            if message.get("type") != "http.request":
+                continue
+            chunk = message.get("body") or b""
+            read += len(chunk)
+            if read > self.max_body_bytes:
+                await self._too_large(send)
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+    async def _too_slow(self, send: Send, read: int, elapsed: float) -> None:
+        rule = f"in all within {self.body_timeout_s:g} s"
+        if self.body_min_rate > 0:
+            rule += f", at {self.body_min_rate:g} bytes a second or more"
+        for message in _json(408, f"the request body came too slowly ({read} bytes in "
+                                  f"{elapsed:.1f} s): it must arrive {rule}",
+                             {"connection": "close"}):
+            await send(message)
 
     async def _too_large(self, send: Send) -> None:
         for message in _json(413, f"the request body is over {self.max_body_bytes} bytes"):

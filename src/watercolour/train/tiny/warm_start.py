@@ -48,7 +48,8 @@ class WarmStartConfig:
         default_factory=default_cache, env="WATERCOLOUR_CACHE",
         shown="`$XDG_CACHE_HOME/watercolour`, else `~/.cache/watercolour`",
         help="where built models are kept: the tiny painter's warm starts (one folder per "
-        "configuration), the builtin miniatures and tokenizers")
+        "configuration), the builtin miniatures and tokenizers; and the pool-fitted judge's "
+        "fits (judge/, unless WATERCOLOUR_JUDGE_CACHE says otherwise)")
     sketches: int = settings.setting(3000, env="WATERCOLOUR_TINY_SKETCHES", positive=True,
                                      help="compact training sketches (seeds 0..N-1)")
     vocab_size: int = settings.setting(2048, positive=True, help="BPE vocabulary")
