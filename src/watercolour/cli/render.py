@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from watercolour.cli.inputs import output_file, read_input
+from watercolour.env.limits import MAX_REPLY_CHARS
 from watercolour.errors import InputError
 from watercolour.io import write_bytes_atomic
 from watercolour.render import Renderer, RenderResult
@@ -23,7 +24,8 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
         description="Render a p5.js + p5.brush sketch to PNG in headless Chromium. Exit codes: "
         "0 rendered, 1 the sketch failed (error, timeout, crash), 3 the browser failed.",
     )
-    p.add_argument("sketch", type=Path, help="a .js sketch file")
+    p.add_argument("sketch", type=Path, help=f"a .js sketch file, at most {MAX_REPLY_CHARS} "
+                   "characters (the server's limit)")
     p.add_argument("-o", "--out", type=Path, help="where to write the PNG")
     p.add_argument("--seed", type=int, default=0, help="seed for Math.random and p5 (default 0)")
     p.add_argument("--deadline", type=float, default=None, help="seconds before giving up")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from watercolour.cli.inputs import read_input
+from watercolour.env.limits import MAX_REPLY_CHARS
 from watercolour.pool.schema import DEFAULT_POOL
 from watercolour.render import Renderer
 from watercolour.rewards.record import RewardRecord, component_note
@@ -31,7 +32,8 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
         "1 rejected by the gate (reward 0), "
         "3 unavailable (the browser, judge or scorer failed: reward null).",
     )
-    p.add_argument("file", type=Path, help="a reply (.md, .txt) or a sketch (.js)")
+    p.add_argument("file", type=Path, help="a reply (.md, .txt) or a sketch (.js), at most "
+                   f"{MAX_REPLY_CHARS} characters (the server's limit)")
     p.add_argument("--pool", default=None,
                    help="the reference pool: a pool folder, build folder or Hub id (default "
                    f"WATERCOLOUR_POOL, else {DEFAULT_POOL})")
