@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -136,3 +137,10 @@ def test_the_check_command_names_the_page_and_the_offence(tmp_path):
     assert "BAD notebooks/05.html" in proc.stdout
     assert "1 Python warning, e.g. 'a.py:3: FutureWarning: is_gradient_checkpointing" \
         in proc.stdout
+
+
+def test_a_long_word_is_read_in_linear_time():
+    # a picture's base64 in an output: the path pattern must not try every start in it
+    started = time.perf_counter()
+    report = read_page(_page(_cell("x = 1", ("stream", "iVBORw0KGgo" + "Ab+/9" * 40_000))))
+    assert report.machine_paths == [] and time.perf_counter() - started < 2

@@ -37,7 +37,8 @@ relative to the book or the repository)."""
 
 MACHINE_PATH = re.compile(
     r"(?<![\w.:/~-])/(?:" + "|".join(MACHINE_ROOTS) + r")/[^\s\"'<>`]+"
-    r"|[^\s\"'<>`(]*\b(?:site|dist)-packages/[^\s\"'<>`]*"
+    # from the start of a word only: linear on a long word (a picture's base64)
+    r"|(?<![^\s\"'<>`(])[^\s\"'<>`(]*\b(?:site|dist)-packages/[^\s\"'<>`]*"
     r"|(?<![\w])[A-Za-z]:\\[^\s\"'<>`]+")
 """An absolute path of the build machine: under one of :data:`MACHINE_ROOTS`, in an installed
 package (``site-packages``), or on a Windows drive."""
