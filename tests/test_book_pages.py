@@ -121,6 +121,9 @@ def test_a_code_line_over_the_column_fails_the_page_but_a_long_output_does_not()
                              '<div class="highlight-bash notranslate"><div class="highlight">'
                              f"<pre>ok\n{'z' * 81}</pre></div></div>"))
     assert report.long_code_lines == [wide, "z" * 81]
+    # a page's own <pre> (the rollout gallery's sketches: a model's output) is not the book's
+    gallery = read_page(f"<html><body><pre>{'s' * 120}</pre></body></html>", "rollouts/index.html")
+    assert gallery.long_code_lines == [] and gallery.ok
     assert report.offences()[0].startswith("2 code lines over 80 characters")
 
 

@@ -174,6 +174,7 @@ class _PageText(HTMLParser):
         self.stack: list[tuple[str, set[str], str]] = []  # tag, classes, script type
         self.outputs: list[str] = []
         self.code: list[str] = []
+        self.other: list[str] = []
         self.text: list[str] = []
         self.progress = 0
         self.views: list[str] = []
@@ -191,7 +192,16 @@ class _PageText(HTMLParser):
             return
         self.stack.append((tag, classes, found.get("type") or ""))
         if tag == "pre":  # a new block: its text starts on a line of its own
-            (self.outputs if self._inside("cell_output") else self.code).append("")
+            self._block().append("")
+
+    def _block(self) -> list[str]:
+        """Where the text of the ``<pre>`` being read goes: a cell's output, the book's code
+        (a cell's input or a code block: Pygments' ``highlight`` containers), or neither (a
+        page's own ``<pre>``, such as a gallery's sketches)."""
+        if self._inside("cell_output"):
+            return self.outputs
+        code = any(c.startswith("highlight") for _, classes, _ in self.stack for c in classes)
+        return self.code if code else self.other
 
     def handle_endtag(self, tag: str) -> None:
         for at in range(len(self.stack) - 1, -1, -1):
@@ -209,7 +219,7 @@ class _PageText(HTMLParser):
                 self.state = _json(data).get("state", {})
             return
         if any(tag == "pre" for tag, _, _ in self.stack):
-            (self.outputs if self._inside("cell_output") else self.code)[-1] += data
+            self._block()[-1] += data
         elif self._inside("cell_output"):
             self.outputs.append(data)
         self.text.append(data)
