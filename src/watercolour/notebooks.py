@@ -364,7 +364,7 @@ MEASUREMENTS = Path(__file__).parent / "book" / "measurements"
 Colab has no ``benchmarks/results/``); a test keeps them equal to the checkout's."""
 
 MEASURED = ("gate-calibration.json", "gate-breakage.json", "reward-robustness.json",
-            "train-bench-*.json", "train-gpu-20261204-170050.json")
+            "train-gpu-20261204-170050.json", "train-bench-*.json")
 """The benchmark results the chapters read (a glob: the latest by name)."""
 
 
