@@ -75,11 +75,10 @@ def test_the_evaluations_table_and_record_come_from_the_committed_files():
     assert [name for name, _, _ in evaluations] == [n for n, _ in smoke.EVALUATIONS]
     table = smoke.evaluation_table(evaluations).splitlines()
     assert len(table) == 2 + len(evaluations)
-    assert table[0] == ("| model | sampling | scored by | passed the gate | mean reward | "
-                        "rejected for |")
-    assert table[1] == "|---|---|---|---:|---:|---|"  # numbers right-aligned
+    assert table[0] == "| model | T / top-p | scored by | passed | reward | rejected for |"
+    assert table[1] == "|---|---|---|---:|---:|---|"  # counts and rewards right-aligned
     untrained = json.loads((RESULTS / "untrained-eval.json").read_text())
-    assert table[2].startswith("| before (random weights) | T 1.0, top-p 1.0 |")
+    assert table[2].startswith("| random weights | 1.0 / 1.0 | judge-led |")
     assert f"| {untrained['passed']}/{untrained['samples']} |" in table[2]
     record = smoke.evaluation_record(evaluations)
     assert record["untrained-eval"] == {k: untrained[k] for k in ("passed", "samples",

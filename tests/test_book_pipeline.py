@@ -253,6 +253,7 @@ def test_the_pipeline_executes_once_and_the_book_is_built_from_it(tmp_path):
     # the page: the bar as one line, no warning; the executed notebook keeps its bar
     assert "Writing model shards: 100% 7/7" in page
     assert read_page(page).offences() == []  # no machine path, warning or long line
+    assert "_static/outputs.css" in page  # a long output line wraps at the column
     executed = (run / "executed" / "00_making.ipynb").read_text()
     assert "application/vnd.jupyter.widget-view+json" in executed
     index = (html / "book" / "index.html").read_text()

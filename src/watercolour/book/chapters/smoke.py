@@ -24,12 +24,12 @@ MIXES = ("hps-only", "judge-led")
 """The committed longer runs, in the order the chapter shows them."""
 
 EVALUATIONS: tuple[tuple[str, str], ...] = (
-    ("untrained-eval.json", "before (random weights)"),
-    ("sft-eval.json", "after the warm start"),
-    ("sft-eval-hps-only.json", "after the warm start"),
-    ("hps-only/final-eval.json", "after the hps-only run"),
-    ("sft-eval-judge-led.json", "after the warm start"),
-    ("judge-led/final-eval.json", "after the judge-led run"),
+    ("untrained-eval.json", "random weights"),
+    ("sft-eval.json", "the warm start"),
+    ("sft-eval-hps-only.json", "the warm start"),
+    ("hps-only/final-eval.json", "after hps-only"),
+    ("sft-eval-judge-led.json", "the warm start"),
+    ("judge-led/final-eval.json", "after judge-led"),
 )
 """The committed evaluations (a file under the results folder) and the model each sampled."""
 
@@ -65,16 +65,17 @@ def read_evaluations(committed: Path) -> list[tuple[str, str, dict[str, Any]]]:
 
 
 def evaluation_table(evaluations: list[tuple[str, str, dict[str, Any]]]) -> str:
-    """The evaluations as a Markdown table of six columns: the model, its sampling
-    (temperature, top-p), the mix that scored it, the replies that passed the allowlist gate,
-    the mean reward (3 decimals) and why the rest were rejected."""
+    """The evaluations as a Markdown table of six short columns: the model, its sampling
+    (temperature / top-p), the mix that scored it, the replies that passed the allowlist
+    gate, the mean reward (3 decimals) and why the rest were rejected."""
     rows = []
     for _, label, ev in evaluations:
-        reasons = ", ".join(f"{k} {v}" for k, v in ev["rejection_reasons"].items()) or "-"
-        rows.append([label, f"T {ev.get('temperature', 1.0)}, top-p {ev.get('top_p', 1.0)}",
+        reasons = ", ".join(f"{k.replace('_', ' ')} {v}"
+                            for k, v in ev["rejection_reasons"].items()) or "-"
+        rows.append([label, f"{ev.get('temperature', 1.0)} / {ev.get('top_p', 1.0)}",
                      ev["mix"], f"{ev['passed']}/{ev['samples']}",
                      f"{ev['mean_reward']:.3f}", reasons])
-    return markdown_table(["model", "sampling", "scored by", "passed the gate", "mean reward",
+    return markdown_table(["model", "T / top-p", "scored by", "passed", "reward",
                            "rejected for"], rows)
 
 
