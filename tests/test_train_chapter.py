@@ -39,6 +39,19 @@ def test_the_chapter_shows_the_plan_and_replays_the_curves(tmp_path):
     assert data["curves"]["hps-led"]["reward_thirds"][1] > data["curves"]["hps-led"][
         "reward_thirds"][0]
     assert data["curves"]["hps-only"]["collapsed_steps"] == 0
+    # what one H200 measured, read from the recorded GPU check
+    measured = {row["run"]: row for row in data["measured"]}
+    assert (measured["full-35b"]["peak_gib"], measured["full-35b"]["plan_gib"]) == (66.74,
+                                                                                  68.74)
+    assert measured["full-35b"]["step_s"] == 104.74
+    assert measured["full-35b"]["generation_share"] == 0.877
+    paths = data["step_paths"]
+    assert [p["kind"] for p in paths] == ["measured", "projected", "projected", "projected"]
+    assert paths[0]["source"] == "train-gpu-20261204-170050.json"
+    assert paths[1]["35b"] > paths[2]["35b"] > paths[3]["35b"]  # fallback > fla > vLLM
+    assert [c["hours"] for c in data["run_costs"]] == sorted(
+        (c["hours"] for c in data["run_costs"]), reverse=True)
+    assert all(low < high for low, high in (c["usd"] for c in data["run_costs"]))
     nb = json.loads(executed.read_text())
     # the figure is glued (a captioned, labelled figure of the page), not shown in its cell
     images = [o for c in nb["cells"] for o in c.get("outputs", [])
@@ -47,3 +60,4 @@ def test_the_chapter_shows_the_plan_and_replays_the_curves(tmp_path):
     glued = {o["metadata"]["scrapbook"]["name"] for c in nb["cells"] for o in c.get("outputs", [])
              if "scrapbook" in o.get("metadata", {})}
     assert {"hps-only-reward-first", "hps-led-reward-last"} <= glued  # quoted in the text
+    assert {"gpu-check-file", "peak-35b", "share-35b", "reply-tokens", "usd-low"} <= glued
