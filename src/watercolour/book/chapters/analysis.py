@@ -4,11 +4,20 @@ chapter writes), so the chapter shows the analysis and its figures."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from watercolour.analysis import Analysis, published_curve
-from watercolour.notebooks import markdown_table, resolve_path
+import pandas as pd
+
+from watercolour.analysis import (
+    Analysis,
+    analyse,
+    published_curve,
+    read_curve,
+    write_rollout_gallery,
+)
+from watercolour.notebooks import markdown_table, resolve_path, shown_path
 
 THIRDS_COLUMNS = ("reward", "judge_mean", "hps_mean", "quality_mean", "length_mean",
                   "paint_fraction_mean", "frac_reward_zero_std", "completions/mean_length")
@@ -27,6 +36,42 @@ def runs_to_analyse(curve: str = "", compare: str = "",
     if compare:
         runs[compare] = published_curve(compare)
     return runs
+
+
+@dataclass
+class Runs:
+    """The runs the chapter reads: the one analysed first, the published one set beside it."""
+
+    paths: dict[str, Path]
+    """Run name -> its curve CSV (:func:`runs_to_analyse`)."""
+    results: dict[str, Analysis]
+    curves: dict[str, pd.DataFrame]
+    rollouts: Path | None
+    """The analysed run's rollouts, when given."""
+
+    @property
+    def main(self) -> str:
+        """The run analysed (the rollouts, when given, are its own)."""
+        return next(iter(self.paths))
+
+
+def read_runs(curve: str = "", compare: str = "", rollouts: str = "") -> Runs:
+    """Read and analyse the curves :func:`runs_to_analyse` names; ``rollouts`` (a relative
+    path from the project root, or absolute) belong to the first."""
+    paths = runs_to_analyse(curve, compare)
+    source = resolve_path(rollouts) if rollouts else None
+    main = next(iter(paths))
+    return Runs(paths, {name: analyse(path, source if name == main else None)
+                        for name, path in paths.items()},
+                {name: read_curve(path) for name, path in paths.items()}, source)
+
+
+def write_gallery(runs: Runs, folder: Path) -> str:
+    """The analysed run's rollouts as a static gallery in ``folder``; its page as a reader's
+    path (:func:`~watercolour.notebooks.shown_path`)."""
+    assert runs.rollouts is not None, "no rollouts given"
+    return shown_path(write_rollout_gallery(runs.rollouts, folder,
+                                            title=f"Rollouts of {runs.main}"))
 
 
 def thirds_table(results: dict[str, Analysis],

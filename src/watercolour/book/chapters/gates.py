@@ -34,6 +34,20 @@ SERVER_ENV = {"WATERCOLOUR_JUDGE_WEIGHT": "0", "WATERCOLOUR_HPS_WEIGHT": "0.9",
 # ---------------------------------------------------------------- the fixtures
 
 
+def prompt_markdown(system: str, user: str) -> str:
+    """The prompt the model is given, as Markdown: the system and the user turn, each in a
+    text block."""
+    return f"**System**\n\n````text\n{system}\n````\n\n**User**\n\n````text\n{user}\n````"
+
+
+def violations_table() -> str:
+    """Every violation the gates can name: where it is found and what it means (Markdown)."""
+    from watercolour.gates import Violation
+
+    return markdown_table(["violation", "found in", "meaning"],
+                          [(f"`{v.value}`", v.source, v.meaning) for v in Violation])
+
+
 def run_fixtures(names: Iterable[str], cases: Mapping[str, Expected], renderer: Any,
                  seed: int = 0) -> dict[str, GateVerdict]:
     """Each named fixture through :func:`~watercolour.gates.check` (``library`` mode), with

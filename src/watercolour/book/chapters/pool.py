@@ -105,6 +105,15 @@ def script_ratings(items: Sequence[Item], path: str | os.PathLike[str],
     return script
 
 
+def describe_build(result: Any, seconds: float) -> str:
+    """Two lines on a build (``result``: a ``BuildResult``): its generations (new ones,
+    renders reused, time), then the pool's size and tiers."""
+    return (f"{result.generations} generations ({result.new_generations} new this run, "
+            f"{result.summary['render_cache_hits']} renders reused) in {seconds:.1f} s\n"
+            f"pool: {result.pool_rows} paintings, love {result.tiers['love']}, "
+            f"okay {result.tiers['okay']}")
+
+
 def rated_pool(items: Sequence[Item], log: RatingLog, rated_dir: Path,
                references: int) -> tuple[Path | None, str]:
     """The pool made from the ratings in ``log``, written to ``rated_dir`` when they allow the

@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 
 from watercolour.examples import load_examples
 from watercolour.io import write_json_atomic
-from watercolour.notebooks import markdown_table, thumbnail
+from watercolour.notebooks import markdown_table, shown_path, thumbnail
 from watercolour.pool.choice import describe_pool
 from watercolour.render import Renderer
 from watercolour.render.paint import decode_rgb
@@ -74,6 +74,17 @@ class Scoring:
 
     def close(self) -> None:
         self.renderer.close()
+
+    def describe(self, note: str = "") -> str:
+        """The pool (a reader's path), why it was chosen (the pipeline's ``note``), the judge
+        and the preference scorer, a line each."""
+        lines = [f"pool {shown_path(self.pool_path)}: {self.described}, "
+                 f"{len(self.pool.negatives)} negatives"]
+        if note:
+            lines.append(f"chosen by the book's pipeline: {note}")
+        lines.append(f"judge: {self.judge.name} (ready in {self.fit_seconds:.1f} s); "
+                     f"hps: {self.rewarder.scorer.name}")
+        return "\n".join(lines)
 
 
 def open_scoring(pool_path: Path | None, out: Path, *, references: int, seed: int,

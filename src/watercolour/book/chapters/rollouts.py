@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 
 from watercolour.analysis import reward_breakdown
 from watercolour.analysis.rollouts import rollout_png
-from watercolour.notebooks import markdown_table
+from watercolour.notebooks import markdown_table, resolve_path, shown_path
 
 STATUS_COLOURS = {"ok": "tab:green", "rejected": "tab:red", "unavailable": "tab:grey"}
 
@@ -51,6 +51,25 @@ def train_tiny(out: str | os.PathLike[str], mode: str, max_steps: int = 1) -> Ti
                            + " | ".join(proc.stderr.strip().splitlines()[-5:]))
     said = (proc.stdout.strip().splitlines() or ["trained"])[-1]
     return TinyRun(str(Path(out) / "rollouts"), round(time.perf_counter() - started, 1), said)
+
+
+def rollouts_to_read(rollouts: str, run_dir: Path, mode: str,
+                     max_steps: int = 1) -> tuple[str, TinyRun | None]:
+    """The rollouts the chapter reads: ``rollouts`` (a relative path from the project root,
+    or absolute) when given, else those of a tiny run trained into ``run_dir``
+    (:func:`train_tiny`); and that run (``None`` when none was trained)."""
+    if rollouts:
+        return str(resolve_path(rollouts)), None
+    run = train_tiny(run_dir, mode, max_steps)
+    return run.rollouts, run
+
+
+def describe_source(frame: pd.DataFrame, source: str, run: TinyRun | None) -> str:
+    """What was read from where (a reader's path), after the trainer's last line when the
+    chapter trained the run itself."""
+    line = (f"{len(frame)} rollouts over {frame['step'].nunique()} steps from "
+            f"{shown_path(source)}")
+    return f"{run.said} ({run.seconds} s)\n{line}" if run is not None else line
 
 
 def outcomes(frame: pd.DataFrame) -> tuple[Counter[str], Counter[str]]:
