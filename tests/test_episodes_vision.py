@@ -245,12 +245,3 @@ def test_each_chunk_of_rows_gets_its_own_pictures():
     last = rows_inputs(inputs, 2, 3, ids[2:3], 9)
     assert torch.equal(last["pixel_values"], inputs["pixel_values"][256:])
     assert last["image_grid_thw"].tolist() == inputs["image_grid_thw"][1:].tolist()
-
-
-def test_vllm_is_refused_with_a_render_in_the_conversation(tmp_path):
-    from watercolour.train.trainer import reward_config, train
-
-    run, training = parse_args(_argv("builtin:mini-qwen3.5", tmp_path / "run", "--use-vllm",
-                                     "--vllm-max-model-length", "4096"))
-    with pytest.raises(InputError, match="--use-vllm with a render"):
-        train(run, training, rewarder=FixedRender(reward_config(run)))

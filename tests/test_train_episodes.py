@@ -182,7 +182,7 @@ class ScriptedTrainer:
     def _generate_single_turn(self, prompt_ids, images, fields, n):
         self.seen.append([list(ids) for ids in prompt_ids])
         replies = self.script.pop(0)
-        assert len(replies) == len(prompt_ids) == n
+        assert len(replies) == len(prompt_ids) and n == 1  # each row its own conversation
         encode = self.processing_class
         return [encode(r.rstrip("|"), add_special_tokens=False)["input_ids"]
                 + ([] if r.endswith("|") else [encode.eos_token_id]) for r in replies], None

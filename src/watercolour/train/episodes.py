@@ -32,14 +32,48 @@ Each turn may write up to ``max_completion_length`` tokens.
   refuses it outright here: it needs a chat template that renders tool calls
   (``supports_tool_calling``) and a response parser, and the tiny painter's, the tiny Qwen3's
   and SmolLM2's ChatML templates have neither.
-- ``rollout_func`` hands the generation of a batch to us: we call TRL's own plain
-  transformers generation (``GRPOTrainer._generate_single_turn``, the path a CPU run without
-  vLLM takes; its prompts tokenized by ``_tokenize_prompts``, the same chat template and
-  kwargs) once per turn, score between turns, and return ``prompt_ids``, ``completion_ids``,
-  ``env_mask`` and per-rollout fields that TRL passes to the reward function. TRL then does
-  the rest as for any batch (log-probabilities, advantages, loss under
-  ``completion_mask * env_mask``). On CPU without vLLM this is the path that works; it sets
-  ``logprobs`` to None, as TRL's own transformers path does.
+- ``rollout_func`` hands the generation of a batch to us: we call TRL's own generation of
+  one turn (``GRPOTrainer._generate_single_turn``: transformers' ``generate``, or the
+  trainer's vLLM engine with ``--use-vllm``; its prompts tokenized by ``_tokenize_prompts``,
+  the same chat template and kwargs) once per turn, score between turns, and return
+  ``prompt_ids``, ``completion_ids``, ``logprobs``, ``env_mask`` and per-rollout fields that
+  TRL passes to the reward function. TRL then does the rest as for any batch
+  (log-probabilities, advantages, loss under ``completion_mask * env_mask``).
+
+**With vLLM** (``--use-vllm``) every turn goes through the one engine TRL built for the run
+(``trainer.vllm_generation``: the colocated ``LLM``, or the server's client), its weights
+synced once a step before the first turn (TRL's ``_generate`` does it for a ``rollout_func``).
+Three things make that right:
+
+- *Log-probabilities.* vLLM returns the log-probability of each token it sampled; TRL needs
+  them per completion token (``logprobs``, its ``sampling_per_token_logps``) for the
+  importance-sampling correction (``vllm_importance_sampling_correction``, on by default),
+  which compares them with the trainer's own on ``completion_mask * env_mask``. Each turn's
+  are carried onto the completion beside its tokens; the environment's tokens (the critique,
+  a picture, the end token closing a cut-off turn) get 0.0, as TRL's tool loop gives a tool's
+  answer; the mask keeps them out of the ratio and the loss. Without vLLM (transformers
+  generates) there are none: ``logprobs`` is None, as on TRL's own path.
+- *One completion per row.* Each turn is called with ``num_generations=1``: from turn 2 every
+  row has its own history, and TRL's server mode keeps every ``num_generations``-th prompt of
+  a call and samples that many from each (its de-duplication of a group's copies), which for
+  any other value samples the wrong prompts (TRL's tool loop passes 1 for the same reason).
+  In colocate mode the value is not read (one sample per prompt). Turn 1's copies of a
+  prompt are then sampled one by one: the same distribution, their prefix cached.
+- *Several processes.* vLLM's server mode gathers every process's prompts and hands each
+  back an equal share, and DeepSpeed ZeRO-3 generation is collective too; so under more than
+  one process every process asks for all its rows every turn (an episode that ended early is
+  asked its bare prompt and the reply dropped) and plays all K turns.
+
+A picture goes to vLLM as TRL passes any prompt's images: ``images`` (per row, the renders its
+conversation shows, in order) beside the token ids, which hold the picture's expanded pad
+tokens; the colocated engine gets them as ``multi_modal_data`` (TRL 1.16's
+``VLLMGeneration.generate``, the input its own tool loop gives for a tool's image), a server
+as features placed on those pad tokens. The engine reads the picture with the model's own
+processor settings, which must match the trainer's (Qwen3.5's published ones:
+:data:`watercolour.train.vision.QWEN35_IMAGES`). A cost of sleep mode
+(``--vllm-enable-sleep-mode``): TRL puts the colocated engine to sleep at level 2 (weights
+dropped) after every call and pushes the weights again before the next, so each turn after
+the first costs one more weight sync (the scoring between turns runs while it sleeps).
 
 **A vision policy sees its render** (``--show-render``; unset: on for a vision policy, off for
 a text one, :mod:`watercolour.train.vision` says which policies are vision ones): the revision
@@ -47,9 +81,10 @@ turn is a multimodal user message, the render first, then the critique
 (``[{"type": "image", ...}, {"type": "text", ...}]``, the revision prompt saying the render is
 attached), tokenized by the policy's processor, so the chat template puts the picture's
 vision tokens (Qwen3.5: ``<|vision_start|>``, one ``<|image_pad|>`` per merged 32 x 32 patch,
-``<|vision_end|>``) where the picture is. Turn 2 is generated with the picture's
-``pixel_values``, ``image_grid_thw`` and ``mm_token_type_ids`` (TRL's
-``_generate_single_turn`` passes a ``rollout_func``'s multimodal fields to ``generate``), and
+``<|vision_end|>``) where the picture is. Turn 2 is generated with the picture (transformers: its
+``pixel_values``, ``image_grid_thw`` and ``mm_token_type_ids``, TRL's
+``_generate_single_turn`` passing a ``rollout_func``'s multimodal fields to ``generate``;
+vLLM: the picture itself, above), and
 the rollout returns each episode's pictures (``images``) so that every forward pass of the
 batch, the loss's included, sees them (the trainer's part:
 :class:`~watercolour.train.trainer.WatercolourGRPOTrainer`; TRL 1.16's ``rollout_func`` path
@@ -270,34 +305,56 @@ class EpisodeRollout:
         prompt_ids = [list(ids) for ids in prompt_ids]
         completion: list[list[int]] = [[] for _ in prompts]
         mask: list[list[int]] = [[] for _ in prompts]
+        # the sampler's log-probability of each completion token (vLLM's; 0.0 on the
+        # environment's tokens, as TRL's tool loop fills a tool's answer); None: not given
+        logps: list[list[float | None]] | None = [[] for _ in prompts]
         shown: list[list[tuple[Any, dict[str, Any]]]] = [[] for _ in prompts]  # per rollout
         saw: set[tuple[int, int]] = set()  # (rollout, turn): the turn saw the last render
         histories: list[list[TurnRecord]] = [[] for _ in prompts]
         played: list[tuple[list[int], list[str], list[Evaluation]]] = []  # per turn
         active = list(range(len(prompts)))
+        lockstep = processes(trainer) > 1
         scoring = render = 0.0
         for turn in range(1, self.turns + 1):
-            asked = [prompt_ids[i] + completion[i] for i in active]
-            written, _ = trainer._generate_single_turn(
-                asked, None, generation_fields(asked, [shown[i] for i in active],
-                                               getattr(trainer, "_image_pad_token_id", None)),
-                len(active))
-            written = [list(ids) for ids in written]
+            live = set(active)
+            # with several processes every one asks for every row each turn (an ended
+            # episode's row is asked its bare prompt, its reply dropped): generation is
+            # collective there (vLLM server: gathered and sliced by equal shares)
+            rows = list(range(len(prompts))) if lockstep else active
+            asked = [prompt_ids[i] + completion[i] if i in live else prompt_ids[i]
+                     for i in rows]
+            pictures = [[image for image, _ in shown[i]] if i in live else [] for i in rows]
+            written, sampled = trainer._generate_single_turn(
+                asked, [p or None for p in pictures] if any(pictures) else None,
+                generation_fields(asked, [shown[i] if i in live else [] for i in rows],
+                                  getattr(trainer, "_image_pad_token_id", None)),
+                1)  # num_generations: each row is its own conversation (module docstring)
+            if sampled is None:
+                logps = None
+            kept = [(list(ids), None if sampled is None else list(sampled[r]))
+                    for r, (i, ids) in enumerate(zip(rows, written)) if i in live]
+            written = [ids for ids, _ in kept]
             replies = tokenizer.batch_decode(written, skip_special_tokens=True)
             started = time.perf_counter()
             scored = self._score(replies, [keys[i] for i in active], step, trainer.state)
             scoring += time.perf_counter() - started
             render += rendering_wall_s(scored, self.source)
             played.append((active, replies, scored))
-            for i, ids, reply, e in zip(active, written, replies, scored):
+            for i, (ids, lp), reply, e in zip(active, kept, replies, scored):
                 histories[i].append(turn_record(e, reply, turn,
                                                 histories[i][-1] if histories[i] else None))
                 completion[i] += ids
                 mask[i] += [1] * len(ids)
+                if logps is not None:
+                    if lp is None or len(lp) != len(ids):
+                        raise ValueError(f"turn {turn}: the generation gave "
+                                         f"{None if lp is None else len(lp)} log-probabilities "
+                                         f"for {len(ids)} tokens")
+                    logps[i] += lp
             # an unavailable turn ends its episode (reward None); the others go on
             going = {i: e for i, e in zip(active, scored) if e.status != "unavailable"}
             active = list(going)
-            if turn == self.turns or not active:
+            if turn == self.turns or not (active or lockstep):
                 break
             for i in active:  # the environment's turn: the critique (+ the render), masked
                 user, fields, image = self._environment_turn(trainer, histories[i][-1],
@@ -309,6 +366,8 @@ class EpisodeRollout:
                     user = [tokenizer.eos_token_id, *user]
                 completion[i] += user
                 mask[i] += [0] * len(user)
+                if logps is not None:
+                    logps[i] += [0.0] * len(user)
         rewards = [episode_reward(h, self.penalty) for h in histories]
         self.last = histories
         if self.on_scored is not None:
@@ -325,7 +384,7 @@ class EpisodeRollout:
             rows, _, scored = played[len(history) - 1]
             final.append(scored[rows.index(i)])
         self._log(trainer, histories, rewards, final, scoring, render)
-        out = {"prompt_ids": prompt_ids, "completion_ids": completion, "logprobs": None,
+        out = {"prompt_ids": prompt_ids, "completion_ids": completion, "logprobs": logps,
                "env_mask": mask, EPISODE_REWARD: [r for r, _ in rewards]}
         if self.show_render:
             out[IMAGES] = [[image for image, _ in row] or None for row in shown]
@@ -352,6 +411,11 @@ class EpisodeRollout:
         metrics["time/rewards_s"].append(scoring)
         metrics["time/render_s"].append(render)
         trainer.scoring_in_generation_s = scoring
+
+
+def processes(trainer: Any) -> int:
+    """How many processes generate together (accelerate's ``num_processes``; 1 without)."""
+    return int(getattr(getattr(trainer, "accelerator", None), "num_processes", 1) or 1)
 
 
 def generation_fields(asked: Sequence[Sequence[int]],
