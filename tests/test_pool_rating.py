@@ -64,6 +64,7 @@ def test_a_kernel_restart_loses_nothing_and_resumes(items, tmp_path):
     assert w2.current.id == "g2"  # then back to the skipped one
     w2.buttons["okay"].click()
     assert w2.current is None and "All rated" in w2.title.value
+    assert w2.image.layout.display == "none"  # no empty (broken) picture
     assert w2.buttons["love"].disabled
 
 

@@ -192,8 +192,10 @@ class RatingWidget:
         if item is None:
             self.title.value = "<h4>All rated.</h4>"
             self.image.value = b""
+            self.image.layout.display = "none"  # an empty image shows as a broken one
             self.source.value = ""
             return
+        self.image.layout.display = ""
         rating = self.ratings.get(item.id)
         meta = item.meta
         bits = [b for b in (meta.get("subject"), meta.get("painter"),
