@@ -305,3 +305,36 @@ def costs_table(costs: list[dict[str, Any]]) -> str:
     return markdown_table(["path", "35B step (s)", "hours", "cost (USD)"],
                           [[c["path"], f"{c['step_s']:.0f}", f"{c['hours']:.1f}",
                             f"{c['usd'][0]:,}-{c['usd'][1]:,}"] for c in costs])
+
+
+MEASURED_QUOTES = {"peak": "peak_gib", "plan": "plan_gib", "step": "step_s",
+                   "share": "generation_share", "decode": "decode_ms"}
+"""The 35B's measured figures the chapter's prose quotes (glue name -> field)."""
+
+
+def glue_measured(rows: list[dict[str, Any]], run: str = "full-35b") -> None:
+    """Glue ``run``'s measured figures (:data:`MEASURED_QUOTES`) as ``<name>-35b`` and the
+    GPU check's file name as ``gpu-check-file``, for the chapter's prose."""
+    from myst_nb import glue
+
+    row = {r["run"]: r for r in rows}[run]
+    glue("gpu-check-file", GPU_CHECK, display=False)
+    for name, key in MEASURED_QUOTES.items():
+        glue(f"{name}-35b", row[key], display=False)
+
+
+def rendering_seconds(bench: dict[str, Any] | None, workers: int = 8) -> float:
+    """A 35B step's rendering time with ``workers`` browsers, as the train bench projects it
+    (0 when no bench result is at hand)."""
+    if bench is None:
+        return 0.0
+    return float(bench["projection_35b_step"]["by_workers"][str(workers)]["rendering_s"])
+
+
+def glue_prices() -> None:
+    """Glue the H200's hourly price range (``usd-low``, ``usd-high``) for the prose."""
+    from myst_nb import glue
+
+    low, high = H200_USD_PER_HOUR
+    glue("usd-low", f"{low:.2f}", display=False)
+    glue("usd-high", f"{high:.2f}", display=False)
