@@ -10,31 +10,18 @@ error."""
 
 from __future__ import annotations
 
-import io
 import math
 
 import pytest
 import torch
+from train_support import painted_png
 
 from watercolour.env.server.environment import revision_prompt
 from watercolour.errors import InputError
 from watercolour.train.config import parse_args
 from watercolour.train.episodes import environment_turn, environment_turn_ids
 
-
-def _png() -> bytes:
-    from PIL import Image
-
-    image = Image.new("RGB", (64, 64), (250, 246, 238))
-    for x in range(16, 48):
-        for y in range(20, 44):
-            image.putpixel((x, y), (222, 120, 96))
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
-PNG = _png()
+PNG = painted_png()
 
 
 class FixedRender:

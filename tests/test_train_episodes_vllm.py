@@ -17,14 +17,13 @@ the log-probabilities' layout, and the lockstep of several processes."""
 
 from __future__ import annotations
 
-import io
 import json
 from types import SimpleNamespace
 from typing import ClassVar
 
 import pytest
 import torch
-from train_support import LengthRewarder
+from train_support import LengthRewarder, painted_png
 
 from watercolour.env.server.environment import revision_prompt
 from watercolour.train.config import parse_args
@@ -262,23 +261,11 @@ def test_two_turn_episodes_generate_through_the_vllm_engine(tmp_path, stand_in_v
         assert last["episode_reward"] == last["reward"] == history[row][1].reward
 
 
-def _png() -> bytes:
-    from PIL import Image
-
-    image = Image.new("RGB", (64, 64), (250, 246, 238))
-    for x in range(16, 48):
-        for y in range(20, 44):
-            image.putpixel((x, y), (222, 120, 96))
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
 class RendersOnePicture(LengthRewarder):
     """:class:`LengthRewarder` whose every turn renders to one small picture, but the second
     reply of the first batch, which comes without a render (as from a server that sent none)."""
 
-    png = _png()
+    png = painted_png()
 
     def evaluate_group(self, replies, subject=None, seed=None, render_seed=None):
         out = super().evaluate_group(replies, subject, seed, render_seed)

@@ -55,3 +55,18 @@ class LengthRewarder:
                 "stand_in": "length / 100", "components": {c: {"raw": score} for c in NAMES},
                 "gate": {"violations": []}, "latency_s": {}}))
         return out
+
+
+def painted_png() -> bytes:
+    """A small render: a terracotta block on paper (a vision turn's picture)."""
+    import io
+
+    from PIL import Image
+
+    image = Image.new("RGB", (64, 64), (250, 246, 238))
+    for x in range(16, 48):
+        for y in range(20, 44):
+            image.putpixel((x, y), (222, 120, 96))
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
