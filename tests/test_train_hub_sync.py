@@ -195,6 +195,8 @@ class RecordingSync:
 
 
 class FailingTrainer:
+    model = None  # a trainer built with no model: run.json's generation record still written
+
     def __init__(self, *, args, **kwargs) -> None:
         FailingTrainer.args = args
 
