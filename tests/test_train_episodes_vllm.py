@@ -28,7 +28,7 @@ from train_support import LengthRewarder, painted_png
 from watercolour.env.server.environment import revision_prompt
 from watercolour.train.config import parse_args
 from watercolour.train.episodes import EpisodeRollout, environment_turn_ids
-from watercolour.train.generation import FENCE_STOP
+from watercolour.train.generation import FENCE_STOPS
 
 
 class StandInSamplingParams:
@@ -217,7 +217,7 @@ def test_two_turn_episodes_generate_through_the_vllm_engine(tmp_path, stand_in_v
     for call in (turn1, turn2):
         assert len(call["prompts"]) == 4 and call["params"].n == 1
         assert call["params"].max_tokens == 12 and call["params"].logprobs == 0
-        assert call["params"].stop == [FENCE_STOP]
+        assert call["params"].stop == list(FENCE_STOPS)
         assert call["params"].include_stop_str_in_output is True
     prompt = batch["prompt_ids"][0][batch["prompt_mask"][0].bool()].tolist()
     assert [p["prompt_token_ids"] for p in turn1["prompts"]] == [prompt] * 4

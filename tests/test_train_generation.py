@@ -14,7 +14,7 @@ from watercolour.errors import InputError
 from watercolour.prompt import user_prompt
 from watercolour.train.config import parse_args
 from watercolour.train.generation import (
-    FENCE_STOP,
+    FENCE_STOPS,
     generation_kwargs,
     generation_record,
     kernel_paths,
@@ -27,6 +27,8 @@ SKETCH = ("```javascript\nfunction setup() {\n  createCanvas(256, 256, WEBGL);\n
           "  brush.circle(0, 0, 60);\n}\n```")
 TALKER = SKETCH + "\nI hope you like it. I hope you like it. I hope you like it. I hope you."
 """A reply that finishes its sketch and keeps talking: what the stop cuts."""
+BARE = "Here it is:\n" + SKETCH.replace("```javascript", "```") + "\nI hope you like it."
+"""A reply that opens its block with a bare fence (SmolLM2's habit), then keeps talking."""
 SHORT = [{"role": "user", "content": user_prompt()}]
 
 
@@ -41,9 +43,12 @@ def talker(tmp_path_factory):
 
 
 def test_the_stop_is_the_closing_fence_in_each_backends_form():
-    assert stop_kwargs("transformers") == {"stop_strings": [FENCE_STOP]}
-    assert stop_kwargs("vllm") == {"stop": [FENCE_STOP], "include_stop_str_in_output": True}
-    assert not stopped_at_fence("```javascript\n")  # the opening fence never stops
+    assert stop_kwargs("transformers") == {"stop_strings": list(FENCE_STOPS)}
+    assert stop_kwargs("vllm") == {"stop": list(FENCE_STOPS), "include_stop_str_in_output": True}
+    assert not stopped_at_fence("```javascript\n")  # an opening fence never stops
+    opening = BARE[:BARE.index("```\n") + 4]
+    assert opening == "Here it is:\n```\n" and not stopped_at_fence(opening)
+    assert not any(stop in opening for stop in FENCE_STOPS)
     assert stopped_at_fence(SKETCH + "\n") and stopped_at_fence(SKETCH + "\n\n")
     assert not stopped_at_fence(SKETCH)  # ended at EOS right after the fence
     assert not stopped_at_fence(TALKER)
@@ -59,9 +64,9 @@ def test_the_stop_is_the_closing_fence_in_each_backends_form():
 
 def test_parse_args_puts_the_stop_into_trls_generation_kwargs(tmp_path):
     _, training = parse_args(["--out", str(tmp_path)])
-    assert training.generation_kwargs == {"stop_strings": [FENCE_STOP]}
+    assert training.generation_kwargs == {"stop_strings": list(FENCE_STOPS)}
     _, training = parse_args(["--out", str(tmp_path), "--use-vllm"])
-    assert training.generation_kwargs == {"stop": [FENCE_STOP],
+    assert training.generation_kwargs == {"stop": list(FENCE_STOPS),
                                           "include_stop_str_in_output": True}
     _, training = parse_args(["--out", str(tmp_path), "--stop-at-fence", "false",
                               "--generation-budget-s", "600"])
@@ -69,7 +74,7 @@ def test_parse_args_puts_the_stop_into_trls_generation_kwargs(tmp_path):
     with pytest.raises(InputError, match="generation-budget-s"):
         parse_args(["--out", str(tmp_path), "--generation-budget-s", "0"])
     _, training = parse_args(["--config", "full-35b", "--dry-run"])
-    assert training.generation_kwargs["stop_strings"] == [FENCE_STOP]
+    assert training.generation_kwargs["stop_strings"] == list(FENCE_STOPS)
 
 
 def test_the_evaluators_stop_at_the_fence(talker):
@@ -89,6 +94,23 @@ def test_the_evaluators_stop_at_the_fence(talker):
     assert all(stopped_at_fence(reply) for reply in stopped)
 
 
+def test_a_bare_opening_fence_does_not_stop_the_reply(tmp_path):
+    """SmolLM2 opens its block with a bare fence after a line of prose: the stop waits for
+    the closing fence after the code."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from watercolour.train.evaluate import Sampling, sample_chats
+    from watercolour.train.tiny import build_tiny_qwen3
+
+    folder = build_tiny_qwen3(tmp_path / "m", seed=0, imprint_reply=BARE, imprint_steps=200,
+                              prompt=SHORT)
+    model = AutoModelForCausalLM.from_pretrained(str(folder)).eval()
+    tokenizer = AutoTokenizer.from_pretrained(str(folder))
+    (stopped,) = sample_chats(model, tokenizer, [SHORT], Sampling(
+        samples=1, temperature=0, max_new_tokens=160))
+    assert stopped == BARE[:BARE.index("}\n```\n") + 6] and stopped_at_fence(stopped)
+
+
 def test_a_grpo_run_stops_at_the_fence_and_records_its_generation(talker, tmp_path):
     from watercolour.train.trainer import reward_config, train
 
@@ -102,7 +124,7 @@ def test_a_grpo_run_stops_at_the_fence_and_records_its_generation(talker, tmp_pa
     assert completions and all(c == SKETCH + "\n" for c in completions)
     record = json.loads((out / "run.json").read_text())["generation"]
     assert record["backend"] == "transformers" and record["kernels"] is None  # a Qwen3
-    assert record["generation_kwargs"] == {"stop_strings": [FENCE_STOP]}
+    assert record["generation_kwargs"] == {"stop_strings": list(FENCE_STOPS)}
 
 
 @pytest.mark.parametrize("model_type", ["qwen3_5", "qwen3_5_moe", "qwen3_5_moe_text"])

@@ -47,7 +47,7 @@ class Sampling:
     batch: int = 8
     stop_at_fence: bool = True
     """Stop each reply at the closing fence of its code block, as training does
-    (:data:`watercolour.train.generation.FENCE_STOP`), as well as at EOS."""
+    (:data:`watercolour.train.generation.FENCE_STOPS`), as well as at EOS."""
 
     def __post_init__(self) -> None:
         if self.samples < 1 or self.batch < 1 or self.max_new_tokens < 1:

@@ -2,19 +2,22 @@
 step's generation may take, and which kernels and backend a run used (recorded in
 ``run.json`` and the model card).
 
-**A reply ends with its sketch.** Generation stops at :data:`FENCE_STOP`, the closing fence of
-the fenced block (a line of three backticks and its newline), as well as at the end-of-sequence
-token: a reply that finishes its code and then keeps talking, or loops, no longer runs to
-``max_completion_length``. The opening fence (```` ```javascript ````) never matches, since its
-backticks are followed by the language tag, not a newline. The same stop goes to both
-backends, through TRL's ``generation_kwargs``: ``stop_strings`` for transformers' ``generate``
-(which needs the tokenizer at the call: :class:`~watercolour.train.trainer.WatercolourGRPOTrainer`
-passes it) and ``stop`` for vLLM's ``SamplingParams`` (with ``include_stop_str_in_output``,
-so both backends return the fence: the extractor then sees a closed block). A reply that ends
-at EOS right after its fence (the tiny painter's: ``...}\\n```<|im_end|>``) never meets the stop
-string, so its tokens are the same with or without it. Limit: a reply that writes two blocks
-(say HTML, then JavaScript) is stopped after the first; the prompt asks for one JavaScript
-block.
+**A reply ends with its sketch.** Generation stops at :data:`FENCE_STOPS`, the closing fence
+of the fenced block (a line of three backticks and its newline) after the sketch's last line of
+code (``}`` or ``;``), as well as at the end-of-sequence token: a reply that finishes its code
+and then keeps talking, or loops, no longer runs to ``max_completion_length``. An opening fence
+never matches: ```` ```javascript ```` is followed by its language tag, and a bare ```` ``` ````
+opening follows prose (``Here it is:``), not code (a bare ``"\n```\n"`` did stop SmolLM2 at its
+opening fence, leaving no sketch). The same stops go to both backends, through TRL's
+``generation_kwargs``: ``stop_strings`` for transformers' ``generate`` (which needs the
+tokenizer at the call: :class:`~watercolour.train.trainer.WatercolourGRPOTrainer` passes it)
+and ``stop`` for vLLM's ``SamplingParams`` (with ``include_stop_str_in_output``, so both
+backends return the fence: the extractor then sees a closed block). A reply that ends at EOS
+right after its fence (the tiny painter's: ``...}\n```<|im_end|>``) never meets a stop string,
+so its tokens are the same with or without them. Limits: a sketch whose last line is neither
+(a comment) runs on to EOS or the length limit, as without the stop; a reply that writes two
+blocks (say HTML, then JavaScript) is stopped after the first; the prompt asks for one
+JavaScript block.
 
 **A per-step generation budget** (``--generation-budget-s``): transformers' ``max_time``, one
 clock per ``generate`` call (a step's batch in single-turn training, one turn of the batch in
@@ -37,8 +40,9 @@ import importlib.util
 from collections.abc import Iterable
 from typing import Any
 
-FENCE_STOP = "\n```\n"
-"""The closing fence of a reply's code block: where generation stops."""
+FENCE_STOPS = ("}\n```\n", ";\n```\n")
+"""The closing fence of a reply's code block after its last line of code: where generation
+stops."""
 BACKENDS = ("transformers", "vllm")
 KERNEL_FUNCTIONS = {
     "gated_delta_rule": ("chunk_gated_delta_rule", "fused_recurrent_gated_delta_rule"),
@@ -63,9 +67,9 @@ def backend(use_vllm: bool) -> str:
 def stop_kwargs(backend_name: str) -> dict[str, Any]:
     """The stop at the closing fence in the form ``backend_name`` takes it."""
     if backend_name == "vllm":
-        return {"stop": [FENCE_STOP], "include_stop_str_in_output": True}
+        return {"stop": list(FENCE_STOPS), "include_stop_str_in_output": True}
     if backend_name == "transformers":
-        return {"stop_strings": [FENCE_STOP]}
+        return {"stop_strings": list(FENCE_STOPS)}
     raise ValueError(f"unknown generation backend {backend_name!r} (one of {BACKENDS})")
 
 
@@ -90,10 +94,13 @@ def generation_kwargs(given: dict[str, Any] | None, backend_name: str, *, stop_a
 
 
 def stopped_at_fence(text: str) -> bool:
-    """Whether a decoded reply ended at the stop string (its closing fence, then at most
+    """Whether a decoded reply ended at a stop string (its closing fence, then at most
     whitespace: a stop may end inside a token), not at EOS or the length limit."""
-    at = text.rfind(FENCE_STOP)
-    return at >= 0 and not text[at + len(FENCE_STOP):].strip()
+    for stop in FENCE_STOPS:
+        at = text.rfind(stop)
+        if at >= 0 and not text[at + len(stop):].strip():
+            return True
+    return False
 
 
 def saved_tokens(lengths_without: Iterable[int], lengths_with: Iterable[int]) -> dict[str, Any]:
