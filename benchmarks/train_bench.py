@@ -1,8 +1,8 @@
 """Seconds per GRPO step, split into generation, rendering, scoring and the update; and the
 rendering share a 35B step would have with our renderer and N browsers.
 
-(a) The tiny painter's recipe on this CPU (``recipes/tiny-cpu.yaml``: the cached warm start of
-    ``builtin:tiny-painter``, the rollouts a step the recipe sets, the allowlist gate;
+(a) The tiny painter's recipe on this CPU (``watercolour/recipes/tiny-cpu.yaml``: the cached
+    warm start of ``builtin:tiny-painter``, the rollouts a step the recipe sets, the allowlist gate;
     ``--mix`` judge-led by default, which needs ``--pool``), rewards in process with a real
     headless Chromium. Stages from ``metrics.csv``: ``generation_s``,
     ``render_s`` (the gate stage: static checks + renders), ``scoring_s`` (the rest of the

@@ -107,7 +107,7 @@ def test_the_shipped_measurements_are_the_checkouts(tmp_path, monkeypatch):
     assert shipped == sorted(p.name for p in newest), "ship exactly the newest of each"
     for path in newest:
         assert (MEASUREMENTS / path.name).read_bytes() == path.read_bytes(), (
-            f"{path.name} changed: copy it to src/watercolour/book/measurements/ "
+            f"{path.name} changed: copy it to src/watercolour/results/benchmarks/ "
             "(Colab readers see the package's copy)")
     # outside a checkout (Colab) the chapters read the package's copy
     monkeypatch.chdir(tmp_path)

@@ -59,7 +59,7 @@ def test_every_published_flag_is_an_option_with_help():
 
 
 def test_a_recipe_sets_defaults_and_flags_override_it():
-    run, t = parse_args(["--config", str(ROOT / "recipes/full-35b.yaml"), "--steps", "3",
+    run, t = parse_args(["--config", str(ROOT / "src/watercolour/recipes/full-35b.yaml"), "--steps", "3",
                          "--env-url", "http://a:1,http://b:2", "--env-url", "http://c:3"])
     assert t.max_steps == 3 and t.max_completion_length == 8192
     assert t.chat_template_kwargs == {"enable_thinking": False}
@@ -86,13 +86,13 @@ def test_the_gpu_recipes_and_bf16_load_the_weights_in_bfloat16(recipe, dtype):
 
 @pytest.mark.parametrize("recipe", ["tiny-cpu", "smoke-4b", "full-35b", "revise-4b"])
 def test_every_recipe_parses(recipe):
-    _run, t = parse_args(["--config", str(ROOT / f"recipes/{recipe}.yaml")])
+    _run, t = parse_args(["--config", str(ROOT / f"src/watercolour/recipes/{recipe}.yaml")])
     assert t.generation_batch_size % t.num_generations == 0
     assert t.max_steps > 0 and t.output_dir
 
 
 def test_tiny_recipe_trains_the_tiny_painter_behind_the_allowlist_gate():
-    run, training = parse_args(["--config", str(ROOT / "recipes/tiny-cpu.yaml")])
+    run, training = parse_args(["--config", str(ROOT / "src/watercolour/recipes/tiny-cpu.yaml")])
     assert run.model_name_or_path == "builtin:tiny-painter"
     assert run.gate_mode == "allowlist" and run.prompt == "short"
     assert training.num_generations == 8 and training.max_steps >= 60

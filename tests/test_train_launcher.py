@@ -55,7 +55,7 @@ def test_launch_command_is_the_published_one():
     from watercolour.train.config import parse_args
 
     from_flags = parse_args(flags)
-    from_recipe = parse_args(["--config", str(ROOT / "recipes/full-35b.yaml"), "--out",
+    from_recipe = parse_args(["--config", str(ROOT / "src/watercolour/recipes/full-35b.yaml"), "--out",
                               "me/watercolour-grpo"])
     assert from_flags[0] == from_recipe[0]
     assert from_flags[1].to_dict() == from_recipe[1].to_dict()
@@ -67,7 +67,7 @@ def test_in_the_job_the_flags_reach_the_trainer(capsys):
         import hf_job_train
     finally:
         sys.path.pop(0)
-    code = hf_job_train.main(["--", "--config", str(ROOT / "recipes/full-35b.yaml"),
+    code = hf_job_train.main(["--", "--config", str(ROOT / "src/watercolour/recipes/full-35b.yaml"),
                               "--dry-run", "--json"])
     assert code == 0
     printed = capsys.readouterr().out

@@ -1,5 +1,5 @@
 """Data parallel rehearsed on a CPU: ``accelerate launch`` starts 2 processes (torchrun, gloo;
-``recipes/accelerate/cpu.yaml``) that train the miniature of Qwen3.5-4B one GRPO step with the
+``src/watercolour/recipes/accelerate/cpu.yaml``) that train the miniature of Qwen3.5-4B one GRPO step with the
 ``smoke-4b`` recipe (LoRA as it says; sizes only changed) and checkpoint it. Each process
 generates and scores its own half of the step's rollouts, exactly once; the main process alone
 writes ``OUT``: the rollout log holds every rollout once, ``metrics.csv`` one row under one
@@ -22,7 +22,7 @@ import pytest
 
 pytestmark = [pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[1]
-CONFIG = ROOT / "recipes" / "accelerate" / "cpu.yaml"
+CONFIG = ROOT / "src" / "watercolour" / "recipes" / "accelerate" / "cpu.yaml"
 ACCELERATE = Path(sys.executable).with_name("accelerate")
 MODEL = "builtin:mini-qwen3.5"
 SCRIPT = '''\

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from watercolour.errors import SetupError
+from watercolour.results import BENCHMARKS
 
 BOOK_FILES = ("_config.yml", "_toc.yml")
 """The files that mark the book's root folder (the repository root)."""
@@ -359,9 +360,10 @@ def install(package: str = "", *extras: str, mode: str | None = None, **options:
     filter_known_warnings()
 
 
-MEASUREMENTS = Path(__file__).parent / "book" / "measurements"
-"""Copies of the benchmark results the chapters show, shipped with the package (a reader on
-Colab has no ``benchmarks/results/``); a test keeps them equal to the checkout's."""
+MEASUREMENTS = BENCHMARKS
+"""Copies of the benchmark results the chapters show, shipped with the package
+(:data:`watercolour.results.BENCHMARKS`: a reader on Colab has no ``benchmarks/results/``); a
+test keeps them equal to the checkout's."""
 
 MEASURED = ("gate-calibration.json", "gate-breakage.json", "reward-robustness.json",
             "train-gpu-20261204-170050.json", "train-bench-*.json")

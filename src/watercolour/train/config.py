@@ -446,8 +446,8 @@ def parser() -> TrlParser:
                    formatter_class=_Help, epilog=variables_epilog())
 
 
-RECIPES = resources.files("watercolour.train") / "recipes"
-"""The shipped recipes (``recipes/`` at the repository's top is a link to this folder)."""
+RECIPES = resources.files("watercolour") / "recipes"
+"""The shipped recipes (``src/watercolour/recipes/`` in a checkout)."""
 
 
 def find_recipe(name: str | os.PathLike[str]) -> Path:

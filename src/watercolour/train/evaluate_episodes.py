@@ -3,7 +3,8 @@ fixed seeds, score them, show each its critique (the environment's, as in traini
 revisions, score them against the same references, and compare the turns episode by episode.
 
     python -m watercolour.train.tiny.evaluate runs/tiny/revise/final --turns 2 --recipe \
-        tiny-revise --pool runs/main/pool --samples 32 --out results/tiny/revise/final-eval.json
+        tiny-revise --pool runs/main/pool --samples 32 \
+        --out src/watercolour/results/tiny/revise/final-eval.json
 
 Text only: the revision turn is the critique (what a text policy sees in training). Seeds:
 turn ``t``, batch from sample ``start``, samples with ``torch.manual_seed(seed + start +

@@ -32,7 +32,7 @@ CURVE_PANELS = (("reward", "group reward"), ("paint_fraction_mean", "paint cover
 
 GPU_CHECK = "train-gpu-20261204-170050.json"
 """The GPU check's recorded result (``benchmarks/train_gpu_check.py`` on a lent H200; a copy
-ships in ``watercolour/book/measurements/``): random bf16 weights, one GRPO step each."""
+ships in ``watercolour/results/benchmarks/``): random bf16 weights, one GRPO step each."""
 
 DECODE_CHECK = "decode-check-2*.json"
 """The fast path's GPU check (``benchmarks/decode_check.py``): fla's decode speed-up measured

@@ -42,10 +42,10 @@ it (the book's pipeline hands them on: ``watercolour.book.pipeline.LINKS``)."""
 
 def committed_results(results: str = "") -> Path:
     """The committed longer runs: ``results`` when given, else the ones shipped with the
-    package (:data:`watercolour.train.tiny.runs.RESULTS`)."""
-    from watercolour.train.tiny.runs import RESULTS
+    package (:data:`watercolour.results.TINY`)."""
+    from watercolour.results import TINY
 
-    return Path(results) if results else RESULTS
+    return Path(results) if results else TINY
 
 
 def describe_warm_start(folder: Path, read_s: float) -> tuple[str, dict[str, Any]]:

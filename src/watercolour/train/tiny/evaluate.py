@@ -2,7 +2,8 @@
 the reward the runs use (the allowlist gate, the embedded judge and scorer), count what the
 gate rejects and why.
 
-    python -m watercolour.train.tiny.evaluate MODEL_DIR --out results/tiny/sft-eval.json
+    python -m watercolour.train.tiny.evaluate MODEL_DIR \
+        --out src/watercolour/results/tiny/sft-eval.json
     python -m watercolour.train.tiny.evaluate MODEL_DIR --recipe tiny-cpu --mix hps-only ...
     python -m watercolour.train.tiny.evaluate MODEL_DIR --recipe tiny-revise --turns 2 ...
 

@@ -7,8 +7,8 @@
         --pool runs/main/pool --name revise
 
 trains ``tiny-cpu`` (60 steps of 2 prompts x 8 generations; ``--config``: another recipe, such
-as ``tiny-revise``'s 2-turn episodes) into ``runs/tiny/<name>`` and
-publishes into ``results/tiny/<name>/`` (the name defaults to the mix): ``metrics.csv`` (one
+as ``tiny-revise``'s 2-turn episodes) into ``runs/tiny/<name>`` and publishes into
+``src/watercolour/results/tiny/<name>/`` (the name defaults to the mix): ``metrics.csv`` (one
 row per step), ``run.json`` (the resolved configuration), ``analysis.json``
 (:func:`watercolour.analysis.analyse` of the curve and the rollouts), ``rollouts-summary.json``
 (per step and per third: outcomes, rewards, n_shapes, paint) and ``contact-sheet.png`` (one
@@ -38,11 +38,12 @@ from watercolour.analysis.report import turn_lines
 from watercolour.analysis.thirds import THIRDS
 from watercolour.io import write_bytes_atomic, write_json_atomic
 from watercolour.pool.schema import DEFAULT_POOL
+from watercolour.results import TINY
 from watercolour.rewards.mix import PRESETS
 from watercolour.train.tiny.episode_results import paste_cell
 
-RESULTS = Path(__file__).parent / "results"
-"""The committed runs, shipped with the package (``results/tiny`` at the top is a link)."""
+RESULTS = TINY
+"""The committed runs, shipped with the package (:data:`watercolour.results.TINY`)."""
 
 
 def rollout_summary(rollouts: pd.DataFrame) -> dict[str, Any]:
@@ -172,10 +173,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--name", default=None,
                         help="the run's folder under --runs and --results (default the mix)")
     parser.add_argument("--runs", default="runs/tiny", help="where the run itself goes")
-    parser.add_argument("--results", default="results/tiny",
-                        help="where it is published (default results/tiny, here: in a checkout "
-                        "that is a link to the results shipped with the package, which a "
-                        "run from an installed package never writes into)")
+    parser.add_argument("--results", default="src/watercolour/results/tiny",
+                        help="where it is published (default src/watercolour/results/tiny: in "
+                        "a checkout, the results shipped with the package)")
     parser.add_argument("--publish-only", action="store_true")
     args = parser.parse_args(argv)
     name = args.name or args.mix
