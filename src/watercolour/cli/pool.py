@@ -7,9 +7,86 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 
 from watercolour import settings
+from watercolour.cli.shared_flags import json_flag, out_flag
+from watercolour.flags import add_flags, command, flag, positional, switch
 from watercolour.pool.build import BuildConfig
+
+
+@dataclass
+class BuildFlags:
+    """``pool build``'s flags beyond :class:`~watercolour.pool.build.BuildConfig`'s."""
+
+    painters: list[str] = flag("--painter", default=None, action="append", metavar="MODEL",
+                               help="a model id served by --base-url (repeat for several; "
+                               "default: the procedural painter). 'default' means the four "
+                               "default painter models")
+    base_url: str | None = flag(help="OpenAI-compatible endpoint for --painter and --critic "
+                                "(default: Inference Providers' router, with HF_TOKEN)")
+    critic: str | None = flag(metavar="MODEL",
+                              help="a vision model id for the critic (default: the offline "
+                              "critic)")
+    vision: bool = switch(help="the painters are vision models: show them the reference and "
+                          "renders")
+    json: bool = json_flag("print the build summary as JSON")
+    quiet: bool = switch(help="no progress bar")
+
+
+@dataclass
+class InfoFlags:
+    """``pool info``'s flags."""
+
+    path: str = positional(help="a folder or a Hub dataset id (owner/name)")
+    revision: str | None = flag(help="Hub revision (branch, tag or commit)")
+    no_check: bool = switch(help="skip validation")
+    json: bool = json_flag("print an object with rows, tiers, ...")
+
+
+@dataclass
+class PushFlags:
+    """``pool push``'s flags."""
+
+    path: str = positional(metavar="DIR", help="a pool folder or a build folder")
+    repo: str = positional(metavar="REPO", help="the dataset repository, owner/name")
+    private: bool = switch(help="create the repository private")
+    message: str = flag(default="Upload a watercolour pool", help="commit message")
+    endpoint: str | None = flag(help="a Hub endpoint (default: HF_ENDPOINT, else "
+                                "huggingface.co)")
+    dry_run: bool = switch(help="validate and list what would be uploaded; upload nothing")
+    json: bool = json_flag("print an object with repo, url, files, bytes")
+
+
+@dataclass
+class RatedFlags:
+    """``pool rated``'s flags."""
+
+    build: str = positional(metavar="BUILD", help="the build folder the ratings are of")
+    ratings: str = flag(required=True, metavar="FILE",
+                        help="the rating log (default name in a build: ratings.jsonl)")
+    out: str = out_flag("the pool folder to write", type=None, required=True, metavar="DIR")
+    references: int | None = flag(type=int, metavar="N",
+                                  help="references the judge draws a group (default: "
+                                  "WATERCOLOUR_REFERENCES, else 4): the pool needs N//2 love "
+                                  "and the rest okay")
+    json: bool = json_flag("print an object with rows and tiers")
+
+
+@dataclass
+class CalibrateFlags:
+    """``pool calibrate``'s flags."""
+
+    pool: str = positional(metavar="POOL", help="a pool folder, a build folder or a Hub id")
+    rollouts: str = flag(required=True, metavar="DIR",
+                         help="a run's --out, its rollouts/ folder, or a rollouts file or "
+                         "dataset")
+    max_rollouts: int | None = flag(type=int, metavar="N",
+                                    help="judge only the latest N rendered rollouts (default: "
+                                    "all)")
+    out: str | None = out_flag("write the report here as JSON (atomically)", type=None,
+                               metavar="FILE")
+    json: bool = json_flag("print the report as JSON")
 
 
 def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
@@ -30,54 +107,25 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
     settings.add_arguments(b, BuildConfig, required=("out",), exclude=("progress",),
                            names={"subjects": "--subject", "render_workers": "--workers",
                                   "render_deadline_s": "--deadline"})
-    b.add_argument("--painter", action="append", dest="painters", metavar="MODEL",
-                   help="a model id served by --base-url (repeat for several; default: the "
-                   "procedural painter). 'default' means the four default painter models")
-    b.add_argument("--base-url", default=None,
-                   help="OpenAI-compatible endpoint for --painter and --critic (default: "
-                   "Inference Providers' router, with HF_TOKEN)")
-    b.add_argument("--critic", default=None, metavar="MODEL",
-                   help="a vision model id for the critic (default: the offline critic)")
-    b.add_argument("--vision", action="store_true",
-                   help="the painters are vision models: show them the reference and renders")
-    b.add_argument("--json", action="store_true", help="print the build summary as JSON")
-    b.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_flags(b, BuildFlags)
     b.set_defaults(run=run_build)
 
-    i = sub.add_parser(
-        "info",
+    command(
+        sub, "info", InfoFlags, run_info,
         help="describe a pool",
         description="Rows, counts per tier, subjects and paint statistics of a pool: a pool "
         "folder, a build folder, a save_to_disk folder, or a Hub dataset id.",
     )
-    i.add_argument("path", help="a folder or a Hub dataset id (owner/name)")
-    i.add_argument("--revision", default=None, help="Hub revision (branch, tag or commit)")
-    i.add_argument("--no-check", action="store_true", help="skip validation")
-    i.add_argument("--json", action="store_true", help="print an object with rows, tiers, ...")
-    i.set_defaults(run=run_info)
-
-    u = sub.add_parser(
-        "push",
+    command(
+        sub, "push", PushFlags, run_push,
         help="upload a pool folder to the Hub as a dataset",
         description="Upload a pool folder (or a build folder's pool/) to a Hugging Face dataset "
         "repository, created if missing: its card, metadata.jsonl, images/ and sources/, the "
         "layout datasets.load_dataset reads as images with their tier, subject, sketch and "
         "critique. The pool is validated first. Needs HF_TOKEN (or `hf auth login`).",
     )
-    u.add_argument("path", metavar="DIR", help="a pool folder or a build folder")
-    u.add_argument("repo", metavar="REPO", help="the dataset repository, owner/name")
-    u.add_argument("--private", action="store_true", help="create the repository private")
-    u.add_argument("--message", default="Upload a watercolour pool", help="commit message")
-    u.add_argument("--endpoint", default=None,
-                   help="a Hub endpoint (default: HF_ENDPOINT, else huggingface.co)")
-    u.add_argument("--dry-run", action="store_true",
-                   help="validate and list what would be uploaded; upload nothing")
-    u.add_argument("--json", action="store_true",
-                   help="print an object with repo, url, files, bytes")
-    u.set_defaults(run=run_push)
-
-    r = sub.add_parser(
-        "rated",
+    command(
+        sub, "rated", RatedFlags, run_rated,
         help="make a pool from your ratings of a build",
         description="Make a pool from a person's ratings: the build's final paintings, rated "
         "love / okay / reject in a rating log (the rating widget's file: one JSON object a "
@@ -86,18 +134,8 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
         "rated love or okay become the pool, validated, written atomically to --out. A pool "
         "too small for the judge's draw of --references paintings a group is refused.",
     )
-    r.add_argument("build", metavar="BUILD", help="the build folder the ratings are of")
-    r.add_argument("--ratings", required=True, metavar="FILE",
-                   help="the rating log (default name in a build: ratings.jsonl)")
-    r.add_argument("--out", required=True, metavar="DIR", help="the pool folder to write")
-    r.add_argument("--references", type=int, default=None, metavar="N",
-                   help="references the judge draws a group (default: WATERCOLOUR_REFERENCES, "
-                   "else 4): the pool needs N//2 love and the rest okay")
-    r.add_argument("--json", action="store_true", help="print an object with rows and tiers")
-    r.set_defaults(run=run_rated)
-
-    c = sub.add_parser(
-        "calibrate",
+    command(
+        sub, "calibrate", CalibrateFlags, run_calibrate,
         help="how often a policy's rollouts beat each pool painting",
         description="Reference difficulty against a policy: for each painting of POOL, the "
         "share of the policy's rendered rollouts (a run's rollout log: DIR/rollouts.jsonl or "
@@ -106,15 +144,6 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
         "asked in both orders as the reward asks; then the same per tier. What a "
         "--references-schedule can be set from.",
     )
-    c.add_argument("pool", metavar="POOL", help="a pool folder, a build folder or a Hub id")
-    c.add_argument("--rollouts", required=True, metavar="DIR",
-                   help="a run's --out, its rollouts/ folder, or a rollouts file or dataset")
-    c.add_argument("--max-rollouts", type=int, default=None, metavar="N",
-                   help="judge only the latest N rendered rollouts (default: all)")
-    c.add_argument("--out", default=None, metavar="FILE",
-                   help="write the report here as JSON (atomically)")
-    c.add_argument("--json", action="store_true", help="print the report as JSON")
-    c.set_defaults(run=run_calibrate)
 
 
 def run_build(args: argparse.Namespace) -> int:
