@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from watercolour.cli.shared_flags import json_flag, out_flag
+from watercolour.cli.shared_flags import JSON, OUT, SEED
 from watercolour.flags import add_flags, command, flag, positional, switch
 
 
@@ -20,8 +20,9 @@ class Example:
     params: list[str] = flag("-p", "--parameter", action="append", default=[], help="a pair")
     mode: str = flag(choices=("a", "b"), default="a", help="the mode")
     quiet: bool = switch(help="say nothing")
-    json: bool = json_flag("print it as JSON")
-    out: Path | None = out_flag("write here")
+    json: bool = flag(like=JSON, help="print it as JSON")
+    out: Path | None = flag(like=OUT, help="write here")
+    seed: int | None = flag(like=SEED, default=None, help="the seed")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -33,7 +34,8 @@ def parser() -> argparse.ArgumentParser:
 def test_each_field_is_one_flag_with_its_default_and_help():
     args = parser().parse_args(["here"])
     assert vars(args) == {"path": "here", "size": 3, "run_dir": Path("runs"), "params": [],
-                          "mode": "a", "quiet": False, "json": False, "out": None}
+                          "mode": "a", "quiet": False, "json": False, "out": None,
+                          "seed": None}
     text = parser().format_help()
     for line in ("DIR", "--size SIZE", "how many", "--run RUN_DIR", "-p PARAMS, --parameter",
                  "--mode {a,b}", "--quiet", "say nothing", "--json", "print it as JSON",
@@ -65,3 +67,10 @@ def test_command_makes_a_subcommand_that_runs():
     command(sub, "go", Example, lambda args: 7, help="go somewhere")
     args = top.parse_args(["go", "there"])
     assert args.run(args) == 7 and args.path == "there"
+
+
+def test_a_shared_flag_keeps_its_names_and_type_and_takes_the_programs_help_and_default():
+    args = parser().parse_args(["d", "--seed", "4"])
+    assert args.seed == 4 and parser().parse_args(["d"]).seed is None
+    assert "the seed" in parser().format_help()
+    assert SEED.default == 0 and SEED.help is None  # the declaration itself is unchanged

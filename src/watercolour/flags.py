@@ -17,8 +17,9 @@ it), the other argparse options (``type``, ``choices``, ``metavar``, ``action``,
 the dataclass is the one place a flag is declared. :func:`command` makes a subcommand from one
 such dataclass and the function that runs it.
 
-A flag several programs share (``--json``, ``--pool``, ``--seed``, ...) is declared once, in
-:mod:`watercolour.cli.common`, and offered by each program's dataclass with its own help.
+A flag several programs share (``--json``, ``--pool``, ``--seed``, ...) is declared once, as a
+:class:`Shared` in :mod:`watercolour.cli.shared_flags`, and offered by each program's
+dataclass with its own help: ``json: bool = flag(like=JSON, help="print the report as JSON")``.
 Settings that also have an environment variable are :func:`watercolour.settings.setting`
 fields, made flags by :func:`watercolour.settings.add_arguments`.
 """
@@ -27,23 +28,50 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 FLAG = "watercolour.flag"
 """The metadata key that holds a field's flag: its names and argparse options."""
 
 
-def flag(*names: str, default: Any = None, help: str | None = None, **options: Any) -> Any:
+@dataclasses.dataclass(frozen=True)
+class Shared:
+    """A flag several programs offer, declared once: its names, default, help and argparse
+    options. A program's field takes it with ``flag(like=SHARED, help=...)``, overriding what
+    differs for that program (most often the help)."""
+
+    names: tuple[str, ...]
+    default: Any = None
+    help: str | None = None
+    options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+
+_UNSET: Any = object()
+
+
+def flag(*names: str, like: Shared | None = None, default: Any = _UNSET,
+         help: str | None = _UNSET, **options: Any) -> Any:
     """A dataclass field that is one command-line option.
 
     Args:
-        names: the option strings (``"-p", "--parameter"``); none: ``--field-name``.
-        default: the value when the flag is not given (a list is copied per parser).
+        names: the option strings (``"-p", "--parameter"``); none: ``like``'s names, else
+            ``--field-name``.
+        like: a :class:`Shared` flag this field offers; what is not given here is taken from
+            it.
+        default: the value when the flag is not given (a list is copied per parser; not
+            given: ``like``'s default, else None).
         help: the line ``--help`` shows (None: the flag is listed without one).
         options: argparse's other keywords: ``type``, ``choices``, ``metavar``, ``action``,
             ``nargs``, ``required``, ``const``.
     """
+    if like is not None:
+        names = names or like.names
+        default = like.default if default is _UNSET else default
+        help = like.help if help is _UNSET else help
+        options = {**like.options, **options}
+    default = None if default is _UNSET else default
+    help = None if help is _UNSET else help
     metadata: dict[str, Any] = {FLAG: {"names": names, "options": options}}
     if help is not None:
         metadata["help"] = help

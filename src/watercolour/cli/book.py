@@ -19,11 +19,87 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from watercolour import notebooks
 from watercolour.book import pipeline
+from watercolour.cli.shared_flags import JSON, OUT
+from watercolour.flags import Shared, command, flag, positional, switch
+
+ROOT = Shared(("--root",), options={"type": Path},
+              help="folder with _config.yml and _toc.yml (default: found from here)")
+"""``--root``: the book's folder, which every action reads."""
+
+HTML = Shared(("--html",), options={"type": Path},
+              help="build folder for the HTML (default ROOT/_build: the HTML lands in "
+              "ROOT/_build/html)")
+"""``--html``: where the HTML is built."""
+
+
+@dataclass
+class BuildFlags:
+    """``book build``'s flags."""
+
+    root: Path | None = flag(like=ROOT)
+    run_dir: Path = flag("--run", type=Path, default=Path("runs/book"),
+                         help="the pipeline's run folder (default: runs/book)")
+    html: Path | None = flag(like=HTML)
+    json: bool = flag(like=JSON)
+
+
+@dataclass
+class RunFlags:
+    """``book run``'s flags."""
+
+    chapter: Path | None = positional(type=Path, nargs="?",
+                                      help="one chapter to run, e.g. notebooks/01_the_medium.md "
+                                      "(default: all)")
+    root: Path | None = flag(like=ROOT)
+    out: Path = flag(like=OUT, default=Path("runs/book"),
+                     help="the run folder (default: runs/book)")
+    parameter: list[str] = flag("-p", "--parameter", action="append", default=[],
+                                metavar="[CHAPTER.]NAME=VALUE",
+                                help="a parameter (repeatable); in the pipeline NAME=VALUE goes "
+                                "to every chapter that declares NAME, CHAPTER.NAME=VALUE (e.g. "
+                                "01_the_medium.n_examples=2) to one")
+    mode: str = flag(default="tiny", choices=pipeline.MODES,
+                     help="the scale, passed to every chapter with a `mode` parameter (tiny)")
+    only: list[str] | None = flag(nargs="+", metavar="CHAPTER",
+                                  help="run only these chapters (stems, e.g. "
+                                  "08_analysis_of_a_run)")
+    html: Path | None = flag(like=HTML)
+    no_build: bool = switch(help="execute the chapters only; build no HTML")
+    kernel: str = flag("-k", "--kernel", default="python3", help="Jupyter kernel (python3)")
+    timeout: float = flag(type=float, default=1800,
+                          help="seconds any one cell may run (default 1800)")
+    json: bool = flag(like=JSON)
+
+
+@dataclass
+class CheckFlags:
+    """``book check``'s flags."""
+
+    html: Path | None = positional(type=Path, nargs="?",
+                                   help="the HTML folder (default: ROOT/_build/html)")
+    json: bool = flag(like=JSON, help="print the reports as JSON")
+
+
+@dataclass
+class ListFlags:
+    """``book list``'s flags."""
+
+    root: Path | None = flag(like=ROOT)
+    json: bool = flag(like=JSON, help="print the chapters as JSON")
+
+
+@dataclass
+class ExportFlags:
+    """``book export``'s flags."""
+
+    root: Path | None = flag(like=ROOT)
+    out: Path = flag(like=OUT, help="where notebooks/ is written", required=True)
+    json: bool = flag(like=JSON, help="print the files as JSON")
 
 
 def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
@@ -36,27 +112,16 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
         "the chapters.",
     )
     actions = p.add_subparsers(dest="book_action", metavar="ACTION", required=True)
-
-    build = actions.add_parser(
-        "build",
+    command(
+        actions, "build", BuildFlags, run,
         help="build the HTML again from a pipeline run (executes nothing)",
         description="Build the HTML from the executed notebooks of a `watercolour book run` "
         "(RUN/run.json), with execution off, as `book run` does after executing: the book is "
         "built one way, by the pipeline, which hands each chapter the outputs of the ones "
         "before it. Without a run in RUN it fails and says to run `watercolour book run`.",
     )
-    build.add_argument("--root", type=Path, default=None,
-                       help="folder with _config.yml and _toc.yml (default: found from here)")
-    build.add_argument("--run", dest="run_dir", type=Path, default=Path("runs/book"),
-                       help="the pipeline's run folder (default: runs/book)")
-    build.add_argument("--html", type=Path, default=None,
-                       help="build folder for the HTML (default ROOT/_build: the HTML lands in "
-                       "ROOT/_build/html)")
-    build.add_argument("--json", action="store_true", help="print the result as JSON")
-    build.set_defaults(run=run)
-
-    run_p = actions.add_parser(
-        "run",
+    command(
+        actions, "run", RunFlags, run,
         help="run the whole book as a pipeline (or one chapter) with papermill",
         description="Without CHAPTER: execute every chapter once, in reading order, with "
         "papermill from its text form into OUT (OUT/executed/*.ipynb, OUT/results/<chapter>/, "
@@ -66,34 +131,8 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
         "are injected after a chapter's `parameters` cell; values are read as JSON when they "
         "parse (2, 0.5, true, null, [1,2]) and as strings otherwise.",
     )
-    run_p.add_argument("chapter", type=Path, nargs="?", default=None,
-                       help="one chapter to run, e.g. notebooks/01_the_medium.md (default: all)")
-    run_p.add_argument("--root", type=Path, default=None,
-                       help="folder with _config.yml and _toc.yml (default: found from here)")
-    run_p.add_argument("--out", type=Path, default=Path("runs/book"),
-                       help="the run folder (default: runs/book)")
-    run_p.add_argument("-p", "--parameter", action="append", default=[],
-                       metavar="[CHAPTER.]NAME=VALUE",
-                       help="a parameter (repeatable); in the pipeline NAME=VALUE goes to every "
-                       "chapter that declares NAME, CHAPTER.NAME=VALUE (e.g. "
-                       "01_the_medium.n_examples=2) to one")
-    run_p.add_argument("--mode", default="tiny", choices=pipeline.MODES,
-                       help="the scale, passed to every chapter with a `mode` parameter (tiny)")
-    run_p.add_argument("--only", nargs="+", default=None, metavar="CHAPTER",
-                       help="run only these chapters (stems, e.g. 08_analysis_of_a_run)")
-    run_p.add_argument("--html", type=Path, default=None,
-                       help="build folder for the HTML (default ROOT/_build: the HTML lands in "
-                       "ROOT/_build/html)")
-    run_p.add_argument("--no-build", action="store_true",
-                       help="execute the chapters only; build no HTML")
-    run_p.add_argument("-k", "--kernel", default="python3", help="Jupyter kernel (python3)")
-    run_p.add_argument("--timeout", type=float, default=1800,
-                       help="seconds any one cell may run (default 1800)")
-    run_p.add_argument("--json", action="store_true", help="print the result as JSON")
-    run_p.set_defaults(run=run)
-
-    check = actions.add_parser(
-        "check",
+    command(
+        actions, "check", CheckFlags, run,
         help="open the built pages in headless Chromium and report errors",
         description="Open every page of a built book offline in headless Chromium: figures "
         "shown, cell error outputs, JavaScript errors, broken images, requests that left the "
@@ -101,29 +140,14 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
         "Python warnings, tracebacks, raw progress bars, code lines over 80 characters. "
         "Exit code 1 when any page has a problem.",
     )
-    check.add_argument("html", type=Path, nargs="?", default=None,
-                       help="the HTML folder (default: ROOT/_build/html)")
-    check.add_argument("--json", action="store_true", help="print the reports as JSON")
-    check.set_defaults(run=run)
-
-    list_p = actions.add_parser("list", help="list the chapters in reading order")
-    list_p.add_argument("--root", type=Path, default=None,
-                        help="folder with _config.yml and _toc.yml (default: found from here)")
-    list_p.add_argument("--json", action="store_true", help="print the chapters as JSON")
-    list_p.set_defaults(run=run)
-
-    export = actions.add_parser(
-        "export",
+    command(actions, "list", ListFlags, run, help="list the chapters in reading order")
+    command(
+        actions, "export", ExportFlags, run,
         help="write the chapters as notebooks for Colab (no outputs)",
         description="Write every chapter as an .ipynb without outputs under OUT/notebooks/: "
         "its Colab badge names itself on the published branch, its `package` defaults to the "
         "repository. The workflow .github/workflows/book.yml publishes them.",
     )
-    export.add_argument("--root", type=Path, default=None,
-                        help="folder with _config.yml and _toc.yml (default: found from here)")
-    export.add_argument("--out", type=Path, required=True, help="where notebooks/ is written")
-    export.add_argument("--json", action="store_true", help="print the files as JSON")
-    export.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -10,7 +10,7 @@ import sys
 from dataclasses import dataclass
 
 from watercolour import settings
-from watercolour.cli.shared_flags import json_flag, out_flag
+from watercolour.cli.shared_flags import JSON, OUT
 from watercolour.flags import add_flags, command, flag, positional, switch
 from watercolour.pool.build import BuildConfig
 
@@ -30,7 +30,7 @@ class BuildFlags:
                               "critic)")
     vision: bool = switch(help="the painters are vision models: show them the reference and "
                           "renders")
-    json: bool = json_flag("print the build summary as JSON")
+    json: bool = flag(like=JSON, help="print the build summary as JSON")
     quiet: bool = switch(help="no progress bar")
 
 
@@ -41,7 +41,7 @@ class InfoFlags:
     path: str = positional(help="a folder or a Hub dataset id (owner/name)")
     revision: str | None = flag(help="Hub revision (branch, tag or commit)")
     no_check: bool = switch(help="skip validation")
-    json: bool = json_flag("print an object with rows, tiers, ...")
+    json: bool = flag(like=JSON, help="print an object with rows, tiers, ...")
 
 
 @dataclass
@@ -55,7 +55,7 @@ class PushFlags:
     endpoint: str | None = flag(help="a Hub endpoint (default: HF_ENDPOINT, else "
                                 "huggingface.co)")
     dry_run: bool = switch(help="validate and list what would be uploaded; upload nothing")
-    json: bool = json_flag("print an object with repo, url, files, bytes")
+    json: bool = flag(like=JSON, help="print an object with repo, url, files, bytes")
 
 
 @dataclass
@@ -65,12 +65,13 @@ class RatedFlags:
     build: str = positional(metavar="BUILD", help="the build folder the ratings are of")
     ratings: str = flag(required=True, metavar="FILE",
                         help="the rating log (default name in a build: ratings.jsonl)")
-    out: str = out_flag("the pool folder to write", type=None, required=True, metavar="DIR")
+    out: str = flag(like=OUT, type=None, required=True, metavar="DIR",
+                    help="the pool folder to write")
     references: int | None = flag(type=int, metavar="N",
                                   help="references the judge draws a group (default: "
                                   "WATERCOLOUR_REFERENCES, else 4): the pool needs N//2 love "
                                   "and the rest okay")
-    json: bool = json_flag("print an object with rows and tiers")
+    json: bool = flag(like=JSON, help="print an object with rows and tiers")
 
 
 @dataclass
@@ -84,9 +85,9 @@ class CalibrateFlags:
     max_rollouts: int | None = flag(type=int, metavar="N",
                                     help="judge only the latest N rendered rollouts (default: "
                                     "all)")
-    out: str | None = out_flag("write the report here as JSON (atomically)", type=None,
-                               metavar="FILE")
-    json: bool = json_flag("print the report as JSON")
+    out: str | None = flag(like=OUT, type=None, metavar="FILE",
+                           help="write the report here as JSON (atomically)")
+    json: bool = flag(like=JSON, help="print the report as JSON")
 
 
 def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
