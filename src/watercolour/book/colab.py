@@ -19,6 +19,8 @@ import os
 import re
 from pathlib import Path
 
+from watercolour.book.notebook_pages import is_notebook_page, relink
+
 COLAB = "https://colab.research.google.com/"
 """The badge target a chapter's source carries; the built book and the exported notebooks
 replace it with the chapter's own Colab URL."""
@@ -93,7 +95,6 @@ def export_notebooks(root: str | os.PathLike[str], out: str | os.PathLike[str],
     import nbformat
 
     from watercolour import notebooks
-    from watercolour.book.pipeline import _relink, is_notebook_page
 
     base = Path(root)
     repository = repository or repository_url(base)
@@ -111,7 +112,7 @@ def export_notebooks(root: str | os.PathLike[str], out: str | os.PathLike[str],
         url = colab_url(repository, chapter.path.name)
         for cell in nb.cells:
             if cell.cell_type == "markdown":
-                text = _relink(point_badge(cell.source, url), stems)
+                text = relink(point_badge(cell.source, url), stems)
                 cell.source = re.sub(r"\]\((?:\.\./)*book/images/colab-badge\.svg\)",
                                      f"]({BADGE_IMAGE})", text)
             elif cell.cell_type == "code":

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -29,6 +28,7 @@ from typing import Any
 
 from watercolour import notebooks
 from watercolour.book import colab, tidy
+from watercolour.book.notebook_pages import is_notebook_page, relink
 from watercolour.errors import InputError, SetupError
 from watercolour.io import write_json_atomic, write_text_atomic
 
@@ -91,11 +91,6 @@ class ChapterRun:
     seconds: float = 0.0
     ok: bool = True
     error: str | None = None
-
-
-def is_notebook_page(path: Path) -> bool:
-    """A MyST text notebook (has a ``{code-cell}``), as opposed to a prose page."""
-    return path.suffix == ".md" and "```{code-cell}" in path.read_text(encoding="utf-8")
 
 
 def chapter_parameters(chapter: Path, run_dir: Path, mode: str,
@@ -279,7 +274,7 @@ def build_html(root: str | os.PathLike[str], run_dir: str | os.PathLike[str],
     stems = {p.stem for p in executed}
     repository = colab.repository_url(base)
     for page in source.rglob("*.md"):
-        page.write_text(_relink(page.read_text(encoding="utf-8"), stems), encoding="utf-8")
+        page.write_text(relink(page.read_text(encoding="utf-8"), stems), encoding="utf-8")
     dropped = set()
     for chapter in chapters:
         rel = chapter.path.relative_to(base)
@@ -337,18 +332,12 @@ def _fold_injected_parameters(nb: dict) -> None:
             tags.append("hide-input")
 
 
-def _relink(text: str, stems: set[str]) -> str:
-    for stem in stems:
-        text = re.sub(rf"(\]\([^)\s]*?\b{re.escape(stem)})\.md(?=[#)])", r"\1.ipynb", text)
-    return text
-
-
 def _relink_cells(nb: dict, stems: set[str]) -> None:
     for cell in nb.get("cells", []):
         if cell.get("cell_type") == "markdown":
             source = cell["source"]
             text = "".join(source) if isinstance(source, list) else source
-            cell["source"] = _relink(text, stems)
+            cell["source"] = relink(text, stems)
 
 
 def _point_badges(nb: dict, url: str) -> None:
