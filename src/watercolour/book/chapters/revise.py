@@ -81,6 +81,42 @@ def turns_table(analysis: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return table, record
 
 
+def quoted_figures(analysis: dict[str, Any]) -> dict[str, str]:
+    """The committed run's figures the chapter's prose quotes (glue name -> text), computed from
+    its analysis: the revision's mean gain and paired t by third and over the run, the share of
+    episodes it scored higher, each turn's slope t, the rejections, repairs and breakages."""
+    turns = analysis["turns"]
+    curve, rollouts = turns["curve"], turns["rollouts"]
+    gain, by_turn = curve["revision_gain"], curve["by_turn"]
+    last_turn = str(curve["turns"])
+    figures = {f"revise-gain-{t}": _fmt(gain[t]["mean"], 2, sign=True) for t in THIRDS}
+    figures |= {f"revise-gain-t-{t}": _fmt(gain[t]["t"], 1) for t in THIRDS}
+    figures |= {"revise-gain-t-all": _fmt(gain["all"]["t"], 1),
+                "revise-steps": str(gain["all"]["n"]),
+                "revise-steps-third": str(gain["last"]["n"]),
+                "revise-higher": f"{rollouts['all']['revision_higher']:.0%}",
+                "revise-slope-t-first": _fmt(by_turn["reward_turn1"]["slope"]["t"], 1),
+                "revise-slope-t-last": _fmt(by_turn[f"reward_turn{last_turn}"]["slope"]["t"], 1),
+                "revise-episodes": f"{rollouts['all']['episodes']:,}",
+                "revise-rejected-first": str(rollouts["outcomes_by_turn"]["1"].get("rejected", 0)),
+                "revise-rejected-last": str(rollouts["outcomes_by_turn"][last_turn]
+                                            .get("rejected", 0)),
+                "revise-repaired": str(rollouts["all"]["repaired"]),
+                "revise-broken": str(rollouts["all"]["broken"]),
+                "revise-broken-last-third": str(rollouts["by_third"]["last"]["broken"])}
+    return figures
+
+
+def glue_quoted(analysis: dict[str, Any]) -> dict[str, str]:
+    """Glue :func:`quoted_figures` for the chapter's prose; returns them."""
+    from myst_nb import glue
+
+    figures = quoted_figures(analysis)
+    for name, text in figures.items():
+        glue(name, text, display=False)
+    return figures
+
+
 def targets_met(paired_t: float | None, slope_t: float | None) -> dict[str, bool | None]:
     """The issue's two targets: the last third's paired t and the last turn's slope t."""
     return {"revision_beats_first_in_last_third": None if paired_t is None

@@ -48,6 +48,35 @@ def committed_results(results: str = "") -> Path:
     return Path(results) if results else TINY
 
 
+def warm_start_on_pool_figures(folder: Path | None = None) -> dict[str, str]:
+    """The committed supervised warm start of a real model on the pool (``folder``, default the
+    package's ``sft/smollm2/``) as the chapter's prose quotes it (glue name -> text): samples
+    passing the gate before and after, those after that painted nothing, the epochs of its
+    training runs together, and the sketches short enough to train on."""
+    from watercolour.results import SFT
+
+    folder = folder or SFT / "smollm2"
+    probe = json.loads((folder / "eval.json").read_text(encoding="utf-8"))
+    runs = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("sft-*.json"))]
+    epochs = sum(run["config"]["training"]["num_train_epochs"] for run in runs)
+    return {"sft-samples": str(probe["samples"]),
+            "sft-passed-before": str(probe["before"]["passed"]),
+            "sft-passed-after": str(probe["after"]["passed"]),
+            "sft-blank-after": str(probe["after"]["rejection_reasons"].get("blank_canvas", 0)),
+            "sft-epochs": f"{epochs:g}",
+            "sft-sketches": str(runs[-1]["examples"]["kept"])}
+
+
+def glue_warm_start_on_pool(folder: Path | None = None) -> dict[str, str]:
+    """Glue :func:`warm_start_on_pool_figures` for the chapter's prose; returns them."""
+    from myst_nb import glue
+
+    figures = warm_start_on_pool_figures(folder)
+    for name, text in figures.items():
+        glue(name, text, display=False)
+    return figures
+
+
 def describe_warm_start(folder: Path, read_s: float) -> tuple[str, dict[str, Any]]:
     """One line on the warm start in ``folder`` (its size, SFT steps, build time, the time to
     read it now, the SFT loss) and what the chapter's record keeps of it."""
