@@ -9,7 +9,8 @@ Modules, in OpenEnv's layout: :mod:`~watercolour.env.models` (action, observatio
 :mod:`~watercolour.env.client` (the typed ``EnvClient`` and the multi-server
 :class:`RemoteRewarder`), :mod:`~watercolour.env.server` (the shared service, the per-session
 environment, the app), :mod:`~watercolour.env.config` (``WATERCOLOUR_*`` server settings),
-:mod:`~watercolour.env.cache` (same sketch and seed: rendered once) and
+:mod:`~watercolour.env.cache` (same sketch and seed: rendered once),
+:mod:`~watercolour.env.agreement` (a trainer and its servers score the same reward) and
 :mod:`~watercolour.env.critique` (the multi-turn critique; an episode of several turns:
 :func:`play_episode`, the reward rule :data:`EPISODE_REWARD_RULE`). ``openenv.yaml`` and the
 ``Dockerfile`` beside them deploy it as a Hugging Face Docker Space.

@@ -40,15 +40,17 @@ from openenv.core.env_client import EnvClient
 from pydantic import ValidationError
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from watercolour.env.agreement import ServerPool, check_agreement, read_reward_settings
 from watercolour.env.config import variable
 from watercolour.env.models import (
     MULTI_TURN_DEFAULT,
+    RewardSettings,
     WatercolourAction,
     WatercolourObservation,
     WatercolourState,
 )
 from watercolour.errors import InputError
-from watercolour.rewards import Evaluation
+from watercolour.rewards import Evaluation, RewardConfig
 from watercolour.rewards.record import ComponentScore, RewardRecord, Unavailable
 from watercolour.rewards.rubric import NAMES
 
@@ -172,6 +174,8 @@ class RemoteRewarder:
         self.revive_after_s = float(revive_after_s)
         self.include_png = include_png
         self.headers = auth_headers(token, headers)
+        self.pool: ServerPool | None = None
+        """The servers' reference pool, once :meth:`agree` has read it."""
         self._servers = [_Server(u) for u in self.urls]
         self._cursor = 0
         self._loop = asyncio.new_event_loop()
@@ -207,6 +211,26 @@ class RemoteRewarder:
         future = asyncio.run_coroutine_threadsafe(
             self._group(list(replies), subject, seed, render_seed, love), self._loop)
         return future.result()
+
+    def reward_settings(self) -> dict[str, RewardSettings]:
+        """Each server's reward settings (``GET /reward``), by URL.
+
+        Raises:
+            DisagreementError: a server cannot be reached or does not answer them.
+        """
+        return {url: read_reward_settings(url, self.headers, max(self.connect_timeout_s, 30.0))
+                for url in self.urls}
+
+    def agree(self, config: RewardConfig) -> None:
+        """Refuse to score for a trainer whose reward ``config`` differs from any server's
+        (the mix, the references, the gate mode) or when the servers' pools differ
+        (:func:`~watercolour.env.agreement.check_agreement`); keep the servers' pool
+        (:attr:`pool`) for the trainer's curriculum check.
+
+        Raises:
+            DisagreementError: each difference, one line each, with its fix.
+        """
+        self.pool = check_agreement(config, self.reward_settings())
 
     def stats(self) -> list[dict[str, Any]]:
         """Per server: episodes served, failures, the last error, whether it is skipped."""

@@ -199,3 +199,26 @@ class WatercolourState(State):
                                       "in order")
     reward: float | None = Field(None, description="The episode's reward once it is over "
                                  "(null before, and when a turn was unavailable)")
+
+
+class RewardSettings(BaseModel):
+    """What a server scores with, as ``GET /reward`` answers it: the settings of the reward a
+    trainer must share with it (TRL's reward weights come from the mix, each group's love
+    count from the references). Read-only: the server's ``WATERCOLOUR_*`` variables set them
+    at start and no request changes them."""
+
+    model_config = ConfigDict(extra="ignore")  # a newer server may say more
+
+    mix: dict[str, float] = Field(description="Each rubric component's weight "
+                                  "(WATERCOLOUR_*_WEIGHT).")
+    mix_name: str = Field(description="The mix's preset name (judge-led, hps-led, hps-only), "
+                          "or custom.")
+    references: int = Field(description="References drawn for a group "
+                            "(WATERCOLOUR_REFERENCES).")
+    gate_mode: str = Field(description="The gate's mode, library or allowlist "
+                           "(WATERCOLOUR_GATE_MODE).")
+    pool: str | None = Field(None, description="The reference pool's source (WATERCOLOUR_POOL); "
+                             "null: none loaded.")
+    tiers: dict[str, list[str]] = Field(default_factory=dict, description="The pool's "
+                                        "paintings' ids by tier (love, okay, ...): what a "
+                                        "references curriculum draws from.")

@@ -2,9 +2,12 @@
 
 - :func:`make_rewarder`: environment servers (``--env-url``: the resilient multi-URL client,
   imported only then) or an in-process :class:`~watercolour.rewards.Rewarder` with a local
-  browser. Either is wrapped in :class:`GuardedRewarder`: a reward source that raises (a
-  server gone mid-step, a bug) gives ``unavailable`` rollouts (reward ``None``: TRL drops
-  them from their group) instead of killing the run.
+  browser. Servers must score the reward the run asks for: their mix, references and gate
+  mode are read and compared with the run's before the first step, and any difference stops
+  the run with one line per setting and its fix (never adopted:
+  :mod:`watercolour.env.agreement`). Either is wrapped in :class:`GuardedRewarder`: a
+  reward source that raises (a server gone mid-step, a bug) gives ``unavailable`` rollouts
+  (reward ``None``: TRL drops them from their group) instead of killing the run.
 - :class:`TrainingRewards`: :class:`~watercolour.rewards.trl.RewardFunctions` (one TRL reward
   function per component, the batch evaluated once, a group's rollouts facing the same
   references) that also hands every newly scored batch, with its prompts and completions, to
@@ -83,8 +86,14 @@ def make_rewarder(urls: Sequence[str], config: RewardConfig, *, renderer: Any = 
         except ImportError as err:
             raise SetupError(f"--env-url needs watercolour.env (the environment client): "
                                f"{err}") from err
-        return GuardedRewarder(RemoteRewarder(list(urls), timeout_s=timeout_s,
-                                              retries=retries, include_png=True), config)
+        remote = RemoteRewarder(list(urls), timeout_s=timeout_s, retries=retries,
+                                include_png=True)
+        try:
+            remote.agree(config)  # the servers score the reward this run asks for, or it stops
+        except BaseException:
+            remote.close()
+            raise
+        return GuardedRewarder(remote, config)
     from watercolour.rewards import Rewarder
 
     return GuardedRewarder(Rewarder(config, renderer=renderer, tokenizer=tokenizer), config)

@@ -1,6 +1,8 @@
 """The FastAPI app, from OpenEnv's ``create_app``: websocket sessions on ``/ws``, plain HTTP
 ``/reset`` ``/step`` ``/state`` ``/schema``, ``/health``, plus ``/stats`` (sessions, outcomes,
-render cache; the resolved configuration only to a caller with the token), behind
+render cache; the resolved configuration only to a caller with the token) and ``/reward``
+(the reward's settings a trainer must share, read-only:
+:class:`~watercolour.env.models.RewardSettings`), behind
 :class:`~watercolour.env.server.guard.Guard` (the bearer token, one session limit, bounded
 bodies and messages, a body-read deadline, idle websockets closed). Errors are short: a
 validation error lists where and what, never the input.
@@ -27,7 +29,12 @@ from openenv.core.env_server.http_server import create_app
 from starlette.exceptions import HTTPException
 
 from watercolour.env.config import EnvConfig
-from watercolour.env.models import WatercolourAction, WatercolourObservation, WatercolourState
+from watercolour.env.models import (
+    RewardSettings,
+    WatercolourAction,
+    WatercolourObservation,
+    WatercolourState,
+)
 from watercolour.env.server.environment import Service, WatercolourEnvironment
 from watercolour.env.server.guard import Guard, short, short_errors
 
@@ -48,6 +55,12 @@ def build_app(config: EnvConfig | None = None, *, service: Service | None = None
     def stats() -> dict[str, Any]:
         # with a token, only its holders get here (the guard): they see the configuration
         return service.stats(config=service.config.token is not None)
+
+    @app.get("/reward", tags=["Environment Info"], response_model=RewardSettings,
+             summary="The reward's settings a trainer must share (read-only)")
+    def reward() -> RewardSettings:
+        # the trainer compares these with its own before it trains (--env-url); GET only
+        return service.reward_settings()
 
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(HTTPException, http_error)

@@ -68,6 +68,7 @@ from watercolour.env.config import EnvConfig
 from watercolour.env.critique import UNCHANGED, critique
 from watercolour.env.models import (
     EPISODE_REWARD_RULE,
+    RewardSettings,
     TurnRecord,
     WatercolourAction,
     WatercolourObservation,
@@ -209,6 +210,17 @@ class Service:
         with self._lock:
             self.outcomes[evaluation.status] = self.outcomes.get(evaluation.status, 0) + 1
         return evaluation, self.cache.last_hit
+
+    def reward_settings(self) -> RewardSettings:
+        """The reward's settings a trainer must share (``GET /reward``): a fresh copy of the
+        server's own, which nothing a client sends can change."""
+        reward, pool = self.config.reward, self.rewarder.pool
+        tiers = {} if pool is None else {t: [p.id for p in pool.tier(t)]
+                                        for t in pool.counts()}
+        return RewardSettings(mix=dict(reward.mix.weights), mix_name=reward.mix.name,
+                              references=reward.references, gate_mode=reward.gate_mode,
+                              pool=None if pool is None else (pool.source or reward.pool),
+                              tiers=tiers)
 
     def stats(self, config: bool = True) -> dict[str, Any]:
         """Counters for ``/stats`` and the benchmark; with ``config``, the resolved
