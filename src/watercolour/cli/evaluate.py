@@ -7,9 +7,12 @@ import argparse
 import contextlib
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from watercolour.cli.shared_flags import JSON, MIX, OUT, POOL, SEED, SUBJECT
+from watercolour.flags import command, flag, positional
 from watercolour.pool.schema import DEFAULT_POOL
 from watercolour.rewards.mix import PRESETS
 
@@ -18,9 +21,54 @@ DEFAULTS = {"samples": 8, "seed": 0, "max_new_tokens": 512, "temperature": 1.0, 
 """Sampling defaults when neither a flag nor ``--recipe`` says otherwise."""
 
 
+@dataclass
+class EvaluateFlags:
+    """``watercolour evaluate``'s flags (a sampling flag left None falls back to the recipe's
+    value, then to :data:`DEFAULTS`)."""
+
+    policy: str = positional(help="builtin:NAME, a Hub id, a model folder or an adapter folder")
+    samples: int | None = flag(type=int, help="replies to sample (default 8)")
+    seed: int | None = flag(like=SEED, default=None,
+                            help="base seed of sampling and of the reference draws (default 0)")
+    subject: str | None = flag(like=SUBJECT, help="what to paint (default 'a peach hibiscus', "
+                               "or the recipe's)")
+    max_new_tokens: int | None = flag(type=int, help="tokens a reply may have (default 512, or "
+                                      "the recipe's completion length)")
+    temperature: float | None = flag(type=float, help="sampling temperature, 0 for greedy "
+                                     "(default 1, or the recipe's)")
+    top_p: float | None = flag(type=float, help="nucleus sampling mass (default 1, or the "
+                               "recipe's)")
+    prompt: str | None = flag(choices=("full", "short"),
+                              help="full: the system prompt + the request; short: the request "
+                              "alone (default full, or the recipe's)")
+    recipe: str | None = flag(help="sample and score as this training recipe's runs do (e.g. "
+                              "tiny-cpu: its temperature, top-p, completion length, prompt, "
+                              "subject, mix and gate mode); flags given override it")
+    mix: str | None = flag(like=MIX, help=f"the reward mix: {', '.join(PRESETS)} or weights "
+                           "such as judge=0.5,hps=0.3,pigment=0.1 (default the "
+                           "WATERCOLOUR_*_WEIGHT variables, else judge-led; with no pool "
+                           "found, hps-only)")
+    pool: str | None = flag(like=POOL, help="the reference pool (default WATERCOLOUR_POOL, "
+                            f"else {DEFAULT_POOL})")
+    gate_mode: str | None = flag(choices=("library", "allowlist"),
+                                 help="default WATERCOLOUR_GATE_MODE, else library")
+    group: int = flag(type=int, default=8,
+                      help="replies that share one reference draw (default 8)")
+    love_references: int | None = flag(type=int, help="how many of each group's references "
+                                       "come from the love tier (default half; all of them: "
+                                       "a harder bar)")
+    batch: int = flag(type=int, default=8, help="replies generated at once (default 8)")
+    json: bool = flag(like=JSON, help="print the summary as JSON (the rows, each reply "
+                      "included, go to --out)")
+    out: Path | None = flag(like=OUT, help="write everything (summary + one row per reply) as "
+                            "JSON here")
+    sheet: Path | None = flag(type=Path, help="write a contact sheet (every sample, in order) "
+                              "as a PNG here")
+
+
 def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
-    p = verbs.add_parser(
-        name,
+    command(
+        verbs, name, EvaluateFlags, run,
         help="sample a policy with fixed seeds and score it: gate-pass rate, reasons, reward",
         description="Sample POLICY's replies to the painting request with fixed seeds (the "
         "same arguments give the same replies), score them with the reward a run uses (gate, "
@@ -30,47 +78,6 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
         "first time, then cached), a Hub id, a local model folder, or an adapter folder "
         "(a --lora run's final/) over its base. Run it before and after training.",
     )
-    p.add_argument("policy", help="builtin:NAME, a Hub id, a model folder or an adapter folder")
-    p.add_argument("--samples", type=int, default=None, help="replies to sample (default 8)")
-    p.add_argument("--seed", type=int, default=None,
-                   help="base seed of sampling and of the reference draws (default 0)")
-    p.add_argument("--subject", default=None, help="what to paint (default 'a peach "
-                   "hibiscus', or the recipe's)")
-    p.add_argument("--max-new-tokens", type=int, default=None,
-                   help="tokens a reply may have (default 512, or the recipe's completion "
-                   "length)")
-    p.add_argument("--temperature", type=float, default=None,
-                   help="sampling temperature, 0 for greedy (default 1, or the recipe's)")
-    p.add_argument("--top-p", type=float, default=None,
-                   help="nucleus sampling mass (default 1, or the recipe's)")
-    p.add_argument("--prompt", choices=("full", "short"), default=None,
-                   help="full: the system prompt + the request; short: the request alone "
-                   "(default full, or the recipe's)")
-    p.add_argument("--recipe", default=None,
-                   help="sample and score as this training recipe's runs do (e.g. tiny-cpu: "
-                   "its temperature, top-p, completion length, prompt, subject, mix and gate "
-                   "mode); flags given override it")
-    p.add_argument("--mix", default=None,
-                   help=f"the reward mix: {', '.join(PRESETS)} or weights such as "
-                   "judge=0.5,hps=0.3,pigment=0.1 (default the WATERCOLOUR_*_WEIGHT variables, "
-                   "else judge-led; with no pool found, hps-only)")
-    p.add_argument("--pool", default=None, help="the reference pool (default "
-                   f"WATERCOLOUR_POOL, else {DEFAULT_POOL})")
-    p.add_argument("--gate-mode", choices=("library", "allowlist"), default=None,
-                   help="default WATERCOLOUR_GATE_MODE, else library")
-    p.add_argument("--group", type=int, default=8,
-                   help="replies that share one reference draw (default 8)")
-    p.add_argument("--love-references", type=int, default=None,
-                   help="how many of each group's references come from the love tier "
-                   "(default half; all of them: a harder bar)")
-    p.add_argument("--batch", type=int, default=8, help="replies generated at once (default 8)")
-    p.add_argument("--json", action="store_true",
-                   help="print the summary as JSON (the rows, each reply included, go to --out)")
-    p.add_argument("--out", type=Path, default=None,
-                   help="write everything (summary + one row per reply) as JSON here")
-    p.add_argument("--sheet", type=Path, default=None,
-                   help="write a contact sheet (every sample, in order) as a PNG here")
-    p.set_defaults(run=run)
 
 
 def settings_from(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
@@ -82,8 +89,8 @@ def settings_from(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     chosen: dict[str, Any] = {}
     for key in ("samples", "seed", "subject", "max_new_tokens", "temperature", "top_p",
                 "prompt", "mix", "gate_mode"):
-        flag = getattr(args, key)
-        value = flag if flag is not None else recipe.get(key)
+        given = getattr(args, key)
+        value = given if given is not None else recipe.get(key)
         chosen[key] = value if value is not None else DEFAULTS.get(key)
     reward = {"mix": chosen.pop("mix"), "gate_mode": chosen.pop("gate_mode")}
     if chosen["subject"] is None:
@@ -94,8 +101,9 @@ def settings_from(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
 def run(args: argparse.Namespace) -> int:
     from watercolour.cli.gate import LazyRenderer
     from watercolour.io import write_json_atomic
+    from watercolour.models.registry import resolve_policy
     from watercolour.rewards import Rewarder
-    from watercolour.train.evaluate import evaluate, resolve_policy
+    from watercolour.train.evaluate import evaluate
     from watercolour.train.evaluate import reward_config as make_config
 
     sampling, reward = settings_from(args)
