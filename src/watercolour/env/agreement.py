@@ -144,8 +144,8 @@ def check_agreement(config: RewardConfig, served: Mapping[str, RewardSettings]
         DisagreementError: every difference, one line each, with its fix.
     """
     lines = []
-    for url, settings_ in served.items():
-        lines += [f"{url}: {line}" for line in differences(config, settings_, url)]
+    for url, answer in served.items():
+        lines += [f"{url}: {line}" for line in differences(config, answer, url)]
     pools = {url: {t: tuple(ids) for t, ids in s.tiers.items()} for url, s in served.items()}
     if len({json.dumps(p, sort_keys=True) for p in pools.values()}) > 1:
         counts = "; ".join(f"{url}: " + (", ".join(f"{t} {len(ids)}" for t, ids in p.items())
