@@ -15,7 +15,8 @@ field's default, its help (in the field's ``metadata["help"]``, as ``HfArgumentP
 it), the other argparse options (``type``, ``choices``, ``metavar``, ``action``, ``nargs``,
 ``required``) as given. The parsed value lands under the field's name (``args.revision``), so
 the dataclass is the one place a flag is declared. :func:`command` makes a subcommand from one
-such dataclass and the function that runs it.
+such dataclass and the function that runs it, :func:`parser_for` a program's whole parser (a
+benchmark's).
 
 A flag several programs share (``--json``, ``--pool``, ``--seed``, ...) is declared once, as a
 :class:`Shared` in :mod:`watercolour.cli.shared_flags`, and offered by each program's
@@ -119,4 +120,12 @@ def command(subcommands: argparse._SubParsersAction, name: str, cls: type,
     parser = subcommands.add_parser(name, **parser_options)
     add_flags(parser, cls)
     parser.set_defaults(run=run)
+    return parser
+
+
+def parser_for(cls: type, **parser_options: Any) -> argparse.ArgumentParser:
+    """A program's whole parser (``description`` and the like in ``parser_options``): the
+    flags of ``cls``."""
+    parser = argparse.ArgumentParser(**parser_options)
+    add_flags(parser, cls)
     return parser

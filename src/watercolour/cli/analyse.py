@@ -5,16 +5,38 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from watercolour.analysis import PUBLISHED, analyse, published_curve
 from watercolour.analysis.rollout_gallery import write_rollout_gallery
+from watercolour.cli.shared_flags import JSON
 from watercolour.errors import InputError
+from watercolour.flags import command, flag, positional
+
+
+@dataclass
+class AnalyseFlags:
+    """``watercolour analyse``'s flags."""
+
+    curve: str = positional(help="a per-step curve CSV, or the name of a published curve")
+    rollouts: Path | None = flag(type=Path, help="the run's rollouts: a .jsonl file or a "
+                                 "datasets folder")
+    gallery: Path | None = flag(type=Path, metavar="DIR",
+                                help="also write a static, sortable HTML gallery of the rollouts "
+                                "into DIR")
+    plots: Path | None = flag(type=Path, metavar="DIR",
+                              help="also write the curves the book shows as PNGs into DIR: "
+                              "reward.png, components.png, coverage.png, step-time.png (those "
+                              "the curve has columns for)")
+    window: int = flag(type=int, default=10, help="steps in the plots' rolling means (10)")
+    json: bool = flag(like=JSON, help='print {"thirds": {column: {"first", "middle", "last"}}, '
+                      '"findings": {...}, "rollouts": {...} | null, "notes": [...]}')
 
 
 def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
-    p = verbs.add_parser(
-        name,
+    command(
+        verbs, name, AnalyseFlags, run,
         help="analyse a training run's curve (and rollouts)",
         description="From a per-step curve CSV (TRL's column names plus component means such "
         "as judge_mean, hps_mean or quality_mean, length_mean, paint_fraction_mean) and, when "
@@ -25,21 +47,6 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
         "reward and the reference draw's effect. Missing columns are skipped with a note. "
         f"CURVE may also name a published curve: {', '.join(PUBLISHED)}.",
     )
-    p.add_argument("curve", help="a per-step curve CSV, or the name of a published curve")
-    p.add_argument("--rollouts", type=Path, default=None,
-                   help="the run's rollouts: a .jsonl file or a datasets folder")
-    p.add_argument("--gallery", type=Path, default=None, metavar="DIR",
-                   help="also write a static, sortable HTML gallery of the rollouts into DIR")
-    p.add_argument("--plots", type=Path, default=None, metavar="DIR",
-                   help="also write the curves the book shows as PNGs into DIR: reward.png, "
-                   "components.png, coverage.png, step-time.png (those the curve has columns "
-                   "for)")
-    p.add_argument("--window", type=int, default=10,
-                   help="steps in the plots' rolling means (10)")
-    p.add_argument("--json", action="store_true",
-                   help='print {"thirds": {column: {"first", "middle", "last"}}, "findings": '
-                   '{...}, "rollouts": {...} | null, "notes": [...]}')
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

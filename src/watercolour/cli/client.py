@@ -5,15 +5,33 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from watercolour.cli.score import print_components, report
+from watercolour.cli.shared_flags import JSON, SEED, SUBJECT
+from watercolour.flags import command, flag, positional
 from watercolour.rewards.record import RewardRecord
 
 
+@dataclass
+class ClientFlags:
+    """``watercolour client``'s flags."""
+
+    file: Path = positional(type=Path, help="a reply (.md, .txt) or a sketch (.js)")
+    url: list[str] = flag(required=True, action="append",
+                          help="the server (http://host:port); repeat to spread over several")
+    seed: int = flag(like=SEED, help="the group seed (default 0)")
+    subject: str | None = flag(like=SUBJECT, help="what was asked for")
+    timeout: float = flag(type=float, default=300.0,
+                          help="seconds to wait for the step (default 300)")
+    json: bool = flag(like=JSON, help='print {"reward": float or null, "status", "components", '
+                      '...}')
+
+
 def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
-    p = verbs.add_parser(
-        name,
+    command(
+        verbs, name, ClientFlags, run,
         help="score one reply through a running server",
         description="Connect to a watercolour server, reset an episode (seed, subject), step "
         "once with the reply in FILE and print the observation. A server with a token gets it "
@@ -21,16 +39,6 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
         "rejected by the gate (reward 0), 3 unavailable (the server, browser, judge or scorer "
         "failed: reward null).",
     )
-    p.add_argument("file", type=Path, help="a reply (.md, .txt) or a sketch (.js)")
-    p.add_argument("--url", required=True, action="append",
-                   help="the server (http://host:port); repeat to spread over several")
-    p.add_argument("--seed", type=int, default=0, help="the group seed (default 0)")
-    p.add_argument("--subject", default=None, help="what was asked for")
-    p.add_argument("--timeout", type=float, default=300.0,
-                   help="seconds to wait for the step (default 300)")
-    p.add_argument("--json", action="store_true",
-                   help='print {"reward": float or null, "status", "components", ...}')
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,22 +4,30 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from watercolour.analysis.gallery import render_gallery
+from watercolour.cli.shared_flags import JSON, OUT, SEED
 from watercolour.examples import load_examples
+from watercolour.flags import command, flag
 from watercolour.render import Renderer
 
 
+@dataclass
+class GalleryFlags:
+    """``watercolour gallery``'s flags."""
+
+    out: Path = flag(like=OUT, required=True,
+                     help="folder for the PNGs, gallery.json and index.html")
+    seed: int = flag(like=SEED)
+    workers: int | None = flag(type=int)
+    json: bool = flag(like=JSON, help=None)
+
+
 def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
-    p = verbs.add_parser(name, help="render the example sketches into a gallery folder")
-    p.add_argument("--out", type=Path, required=True,
-                   help="folder for the PNGs, gallery.json and index.html")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=None)
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(run=run)
+    command(verbs, name, GalleryFlags, run,
+            help="render the example sketches into a gallery folder")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,10 +7,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from watercolour import settings
+from watercolour.cli.shared_flags import DEADLINE, JSON, OUT, SEED
 from watercolour.errors import read_text
+from watercolour.flags import add_flags, flag, positional, switch
 from watercolour.gates import VOCABULARY, Floors, GateConfig, GateVerdict, check
 from watercolour.io import write_bytes_atomic
 from watercolour.render import Renderer, RenderResult
@@ -18,6 +21,21 @@ from watercolour.render import Renderer, RenderResult
 EXIT_PASSED = 0
 EXIT_REJECTED = 1
 EXIT_UNAVAILABLE = 3
+
+
+@dataclass
+class GateFlags:
+    """``watercolour gate``'s flags beyond :class:`~watercolour.gates.GateConfig`'s."""
+
+    file: Path = positional(type=Path, help="a sketch (.js) or a model reply (.txt, .md)")
+    json: bool = flag(like=JSON, help="print the verdict as JSON on stdout")
+    seed: int = flag(like=SEED, help="render seed (default 0)")
+    paint_floor: float = flag(type=float, default=Floors.paint_floor,
+                              help=f"minimum paint fraction (default {Floors.paint_floor})")
+    deadline: float | None = flag(like=DEADLINE, help="render deadline in seconds")
+    out: Path | None = flag("-o", "--out", like=OUT, help="write the render's PNG here")
+    render_rejected: bool = switch(help="render even when the code alone is enough to reject "
+                                   "it")
 
 
 def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
@@ -30,17 +48,8 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
         "failed twice: not the sketch's fault).",
         epilog="violations: " + ", ".join(VOCABULARY),
     )
-    p.add_argument("file", type=Path, help="a sketch (.js) or a model reply (.txt, .md)")
     settings.add_arguments(p, GateConfig)
-    p.add_argument("--json", action="store_true",
-                   help="print the verdict as JSON on stdout")
-    p.add_argument("--seed", type=int, default=0, help="render seed (default 0)")
-    p.add_argument("--paint-floor", type=float, default=Floors.paint_floor,
-                   help=f"minimum paint fraction (default {Floors.paint_floor})")
-    p.add_argument("--deadline", type=float, default=None, help="render deadline in seconds")
-    p.add_argument("-o", "--out", type=Path, default=None, help="write the render's PNG here")
-    p.add_argument("--render-rejected", action="store_true",
-                   help="render even when the code alone is enough to reject it")
+    add_flags(p, GateFlags)
     p.set_defaults(run=run)
 
 

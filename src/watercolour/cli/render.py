@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from watercolour.cli.inputs import output_file, read_input
+from watercolour.cli.shared_flags import DEADLINE, JSON, OUT, SEED
 from watercolour.env.limits import MAX_REPLY_CHARS
 from watercolour.errors import InputError
+from watercolour.flags import command, flag, positional
 from watercolour.io import write_bytes_atomic
 from watercolour.render import Renderer, RenderResult
 
@@ -17,21 +20,25 @@ EXIT_SKETCH_FAILED = 1
 EXIT_INFRASTRUCTURE = 3
 
 
+@dataclass
+class RenderFlags:
+    """``watercolour render``'s flags."""
+
+    sketch: Path = positional(type=Path, help=f"a .js sketch file, at most {MAX_REPLY_CHARS} "
+                              "characters (the server's limit)")
+    out: Path | None = flag("-o", "--out", like=OUT, help="where to write the PNG")
+    seed: int = flag(like=SEED, help="seed for Math.random and p5 (default 0)")
+    deadline: float | None = flag(like=DEADLINE, help="seconds before giving up")
+    json: bool = flag(like=JSON, help="print the result as JSON (without the PNG bytes)")
+
+
 def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
-    p = verbs.add_parser(
-        name,
+    command(
+        verbs, name, RenderFlags, run,
         help="render one sketch to PNG",
         description="Render a p5.js + p5.brush sketch to PNG in headless Chromium. Exit codes: "
         "0 rendered, 1 the sketch failed (error, timeout, crash), 3 the browser failed.",
     )
-    p.add_argument("sketch", type=Path, help=f"a .js sketch file, at most {MAX_REPLY_CHARS} "
-                   "characters (the server's limit)")
-    p.add_argument("-o", "--out", type=Path, help="where to write the PNG")
-    p.add_argument("--seed", type=int, default=0, help="seed for Math.random and p5 (default 0)")
-    p.add_argument("--deadline", type=float, default=None, help="seconds before giving up")
-    p.add_argument("--json", action="store_true",
-                   help="print the result as JSON (without the PNG bytes)")
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,11 +6,14 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from watercolour.cli.inputs import read_input
+from watercolour.cli.shared_flags import JSON, POOL, SEED, SUBJECT
 from watercolour.env.limits import MAX_REPLY_CHARS
+from watercolour.flags import command, flag, positional
 from watercolour.pool.schema import DEFAULT_POOL
 from watercolour.render import Renderer
 from watercolour.rewards.record import RewardRecord, component_note
@@ -19,9 +22,25 @@ EXIT_REJECTED = 1
 EXIT_UNAVAILABLE = 3
 
 
+@dataclass
+class ScoreFlags:
+    """``watercolour score``'s flags."""
+
+    file: Path = positional(type=Path, help="a reply (.md, .txt) or a sketch (.js), at most "
+                            f"{MAX_REPLY_CHARS} characters (the server's limit)")
+    pool: str | None = flag(like=POOL, help="the reference pool: a pool folder, build folder or "
+                            f"Hub id (default WATERCOLOUR_POOL, else {DEFAULT_POOL})")
+    subject: str | None = flag(like=SUBJECT, help="what was asked for (default: 'a peach "
+                               "hibiscus')")
+    seed: int = flag(like=SEED, help="the group seed: which references are drawn, and the "
+                     "render seed")
+    json: bool = flag(like=JSON, help='print {"reward": float or null, "components": {...}, '
+                      '"gate": {...}, ...}')
+
+
 def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
-    p = verbs.add_parser(
-        name,
+    command(
+        verbs, name, ScoreFlags, run,
         help="score one reply or sketch with the reward",
         description="Score a model's reply (or a bare sketch) with the reward: gate, length, "
         "pairwise judge against references drawn from the pool, HPS. The mix and the backends "
@@ -32,19 +51,6 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
         "1 rejected by the gate (reward 0), "
         "3 unavailable (the browser, judge or scorer failed: reward null).",
     )
-    p.add_argument("file", type=Path, help="a reply (.md, .txt) or a sketch (.js), at most "
-                   f"{MAX_REPLY_CHARS} characters (the server's limit)")
-    p.add_argument("--pool", default=None,
-                   help="the reference pool: a pool folder, build folder or Hub id (default "
-                   f"WATERCOLOUR_POOL, else {DEFAULT_POOL})")
-    p.add_argument("--subject", default=None, help="what was asked for (default: "
-                   "'a peach hibiscus')")
-    p.add_argument("--seed", type=int, default=0,
-                   help="the group seed: which references are drawn, and the render seed")
-    p.add_argument("--json", action="store_true",
-                   help='print {"reward": float or null, "components": {...}, "gate": {...}, '
-                   '...}')
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

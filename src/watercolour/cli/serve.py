@@ -6,17 +6,31 @@ import argparse
 import logging
 import os
 import sys
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from watercolour.errors import InputError
+from watercolour.flags import command, flag
 
 if TYPE_CHECKING:
     from watercolour.env.config import EnvConfig
 
 
+@dataclass
+class ServeFlags:
+    """``watercolour serve``'s flags (the server's configuration is its variables:
+    :class:`~watercolour.env.config.EnvConfig`)."""
+
+    host: str = flag(default="127.0.0.1",
+                     help="interface to bind (default 127.0.0.1; 0.0.0.0 in a container)")
+    port: int = flag(type=int, default=8000, help="port (default 8000)")
+    log_level: str = flag(default="info", choices=["debug", "info", "warning", "error"],
+                          help="log level (info)")
+
+
 def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
-    p = verbs.add_parser(
-        name,
+    command(
+        verbs, name, ServeFlags, run,
         help="serve the environment (OpenEnv websocket + HTTP, /health, /stats)",
         description="Serve the environment over OpenEnv: sessions on /ws (reset with a seed "
         "and subject, step with a reply), plain HTTP /reset /step /state /schema, /health and "
@@ -27,12 +41,6 @@ def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
         "WATERCOLOUR_ENV_TOKEN when it is set; a --host beyond the loopback needs one (or "
         "WATERCOLOUR_ENV_ANONYMOUS=1 behind a proxy that authenticates).",
     )
-    p.add_argument("--host", default="127.0.0.1",
-                   help="interface to bind (default 127.0.0.1; 0.0.0.0 in a container)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    p.add_argument("--log-level", default="info",
-                   choices=["debug", "info", "warning", "error"], help="log level (info)")
-    p.set_defaults(run=run)
 
 
 def skip_web_interface() -> None:
