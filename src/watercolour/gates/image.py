@@ -14,6 +14,18 @@ colour, taken to be the bare paper. It has two blind spots, covered by the other
   (``Floors.flood_coverage``): a small faint wash on bare paper is a shape, however soft its
   edges. Limit: a flood so pale that nearly all of it matches one colour reads as a few faint
   marks (paint ~0.03) and is admitted; what the judge then sees is a near-blank canvas.
+- **A flood with a frame** (a wash stopped short of the canvas edge, or two bands of wash)
+  has edges, but only along its outline and along one straight seam: nothing inside it.
+  :func:`interior_edges` looks inside the painted area (the bounding box of the rows and
+  columns that are at least :data:`EXTENT_SHARE` painted, less a sixth of its size on each
+  side) and takes the smaller of its horizontal and vertical edge shares: a painting has
+  outlines both ways inside (petals, leaves, a centre), a flood has none, a band's seam only
+  one way, and few of them (:func:`interior_seams`; many parallel seams are stripes, a
+  pattern the gate leaves to the judge). The gate asks this of canvases whose paint spans
+  most of the canvas (``Floors.extent_coverage``), or whose paint is a large solid mass
+  (``Floors.interior_coverage``, ``Floors.solid_share``); a loose cluster of soft washes
+  is not asked. Limit: a flood textured so strongly that its grain reads as outlines (bold
+  two-band washes) is admitted; the judge rates what it sees.
 - **A noise storm** (hundreds of tiny marks) reads as painted, yet has no shapes.
   :func:`speck_fraction` is the share of the paint in connected marks that fit in a
   :data:`SPECK_SIZE` px box. A line is long, so it is not a speck; a wash is large.
@@ -39,6 +51,10 @@ EDGE_STEP = 32
 """A difference above this (0-255, any channel) between the two cells is an edge."""
 SPECK_SIZE = 12
 """Marks that fit in a box this many px wide and high are specks."""
+EXTENT_SHARE = 0.1
+"""A row or column belongs to the painted area when at least this share of it is paint."""
+INTERIOR_MARGIN = 6
+"""The inside of the painted area: its bounding box less 1/6 of its size on each side."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +70,25 @@ class Floors:
     pale flood reads as 0.4-0.5: half of it matches its own most common colour.)"""
     edge_floor: float = 0.01
     """Minimum :func:`shape_edges` of a covered canvas; below it the paint is ``shapeless``."""
+    extent_coverage: float = 0.75
+    """Share of the canvas the painted area's bounding box (:func:`paint_extent`) spans from
+    which the canvas must show outlines inside that area (whatever its paint fraction: a
+    flood whose own colour reads as the paper covers little "paint")."""
+    interior_coverage: float = 0.3
+    """A smaller painted area must too when it is a solid mass: paint at least this share of
+    the canvas, and at least :attr:`solid_share` of its own bounding box (a framed flood with a
+    wide frame; not a loose cluster of washes)."""
+    solid_share: float = 0.85
+    interior_floor: float = 0.12
+    """Minimum :func:`interior_edges` of such a canvas; below it the paint is ``shapeless``
+    (a flood, with or without a frame or a seam). Measured at seeds 0, 1 and 2 (issue 39):
+    57 renders of single-wash floods (the red team's ``flood`` family and the fixture) span
+    >= 0.754 of the canvas with interior edges <= 0.094; the 252 honest renders (the 8
+    examples and 76 of the pool's paintings) span <= 0.717, and those spanning >= 0.6 have
+    interior edges >= 0.220: none is rejected."""
+    seam_ceiling: float = 0.35
+    """... while the larger share (:func:`interior_seams`) stays below this: a seam or two, as
+    floods in bands have (<= 0.23), not stripes (rainbow stripes: 0.99)."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +103,12 @@ class ImageMeasures:
     shape_edges: float
     speck_fraction: float
     mean_luma: float
+    interior_edges: float = 1.0
+    """The smaller edge share, horizontal or vertical, inside the painted area."""
+    interior_seams: float = 1.0
+    """The larger one."""
+    paint_extent: float = 0.0
+    """Share of the canvas the painted area's bounding box spans."""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -81,6 +122,8 @@ def image_measures(png: bytes) -> ImageMeasures:
 def measure_rgb(rgb: np.ndarray) -> ImageMeasures:
     """All measures of an RGB ``uint8`` array of shape (height, width, 3)."""
     height, width = rgb.shape[:2]
+    box = painted_box(rgb)
+    inside = interior_shares(rgb, box)
     return ImageMeasures(
         width=width,
         height=height,
@@ -89,6 +132,9 @@ def measure_rgb(rgb: np.ndarray) -> ImageMeasures:
         shape_edges=round(shape_edges(rgb), 6),
         speck_fraction=round(speck_fraction(rgb), 6),
         mean_luma=round(mean_luma(rgb), 3),
+        interior_edges=round(min(inside), 6),
+        interior_seams=round(max(inside), 6),
+        paint_extent=round(paint_extent(rgb, box), 6),
     )
 
 
@@ -99,27 +145,91 @@ def mean_luma(rgb: np.ndarray) -> float:
     return float((rgb.astype(np.float32) @ np.float32([0.299, 0.587, 0.114])).mean())
 
 
+def edge_cells(rgb: np.ndarray, cell: int = EDGE_CELL, offset: int = EDGE_OFFSET,
+               step: float = EDGE_STEP) -> tuple[np.ndarray, np.ndarray]:
+    """Per ``cell``-px cell: does it differ by more than ``step`` (any channel) from the cell
+    ``offset`` cells away horizontally (first map) or vertically (second)?"""
+    height, width = rgb.shape[:2]
+    cols, rows = width // cell, height // cell
+    shape = (max(rows, 1), max(cols, 1))
+    across, down = np.zeros(shape, dtype=bool), np.zeros(shape, dtype=bool)
+    if rows <= offset and cols <= offset:
+        return across, down
+    grid = np.asarray(Image.fromarray(rgb).resize((shape[1], shape[0]), Image.BOX),
+                      dtype=np.float32)
+    k = offset
+    if cols > k:
+        dx = np.abs(grid[:, k:] - grid[:, :-k]).max(axis=2) > step
+        across[:, k:] |= dx
+        across[:, :-k] |= dx
+    if rows > k:
+        dy = np.abs(grid[k:, :] - grid[:-k, :]).max(axis=2) > step
+        down[k:, :] |= dy
+        down[:-k, :] |= dy
+    return across, down
+
+
 def shape_edges(rgb: np.ndarray, cell: int = EDGE_CELL, offset: int = EDGE_OFFSET,
                 step: float = EDGE_STEP) -> float:
     """Share of ``cell``-px cells that differ by more than ``step`` (any channel) from the cell
     ``offset`` cells away, horizontally or vertically."""
     height, width = rgb.shape[:2]
-    cols, rows = width // cell, height // cell
-    if rows <= offset and cols <= offset:
+    if height // cell <= offset and width // cell <= offset:
         return 0.0
-    grid = np.asarray(Image.fromarray(rgb).resize((max(cols, 1), max(rows, 1)), Image.BOX),
-                      dtype=np.float32)
-    edge = np.zeros(grid.shape[:2], dtype=bool)
-    k = offset
-    if cols > k:
-        dx = np.abs(grid[:, k:] - grid[:, :-k]).max(axis=2) > step
-        edge[:, k:] |= dx
-        edge[:, :-k] |= dx
-    if rows > k:
-        dy = np.abs(grid[k:, :] - grid[:-k, :]).max(axis=2) > step
-        edge[k:, :] |= dy
-        edge[:-k, :] |= dy
-    return float(edge.mean())
+    across, down = edge_cells(rgb, cell, offset, step)
+    return float((across | down).mean())
+
+
+Box = tuple[int, int, int, int]
+"""``(top, bottom, left, right)`` in px, bottom and right exclusive."""
+
+
+def painted_box(rgb: np.ndarray, share: float = EXTENT_SHARE) -> Box | None:
+    """The bounding box of the rows and columns at least ``share`` painted (None: none is)."""
+    if rgb.size == 0:
+        return None
+    mask = paint_mask(rgb)
+    rows = np.flatnonzero(mask.mean(axis=1) >= share)
+    cols = np.flatnonzero(mask.mean(axis=0) >= share)
+    if len(rows) == 0 or len(cols) == 0:
+        return None
+    return int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
+
+
+def paint_extent(rgb: np.ndarray, box: Box | None = None) -> float:
+    """Share of the canvas the painted area's bounding box spans (0.0 when nothing is)."""
+    box = painted_box(rgb) if box is None else box
+    if box is None or rgb.size == 0:
+        return 0.0
+    top, bottom, left, right = box
+    return (bottom - top) * (right - left) / (rgb.shape[0] * rgb.shape[1])
+
+
+def interior_shares(rgb: np.ndarray, box: Box | None = None, cell: int = EDGE_CELL,
+                    margin: int = INTERIOR_MARGIN) -> tuple[float, float]:
+    """The horizontal and vertical edge-cell shares (see :func:`edge_cells`) inside the
+    painted area: its bounding box less ``1/margin`` of its size on each side. (0.0, 0.0) when
+    nothing is painted or the inside is empty."""
+    box = painted_box(rgb) if box is None else box
+    if box is None:
+        return 0.0, 0.0
+    across, down = edge_cells(rgb, cell)
+    top, bottom, left, right = (v // cell for v in box)
+    dy, dx = (bottom - top) // margin, (right - left) // margin
+    inside = (slice(top + dy, bottom - dy), slice(left + dx, right - dx))
+    if across[inside].size == 0:
+        return 0.0, 0.0
+    return float(across[inside].mean()), float(down[inside].mean())
+
+
+def interior_edges(rgb: np.ndarray, box: Box | None = None) -> float:
+    """The smaller of :func:`interior_shares`: a painting has outlines inside it both ways."""
+    return min(interior_shares(rgb, box))
+
+
+def interior_seams(rgb: np.ndarray, box: Box | None = None) -> float:
+    """The larger of :func:`interior_shares`: a flood's seam shows only here."""
+    return max(interior_shares(rgb, box))
 
 
 def paint_mask(rgb: np.ndarray, tolerance: int = PAPER_TOLERANCE) -> np.ndarray:

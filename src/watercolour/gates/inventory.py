@@ -5,8 +5,12 @@ call, and ``brush.rect(...)`` is not p5's bare ``rect(...)``). The parser tolera
 so a truncated or malformed sketch still gets an inventory, with its errors located.
 
 Everything found is recorded as ``name -> [line, ...]`` (1-based lines of the call sites), so a
-reason can point at the line. Static checks can be dodged (``window['ell'+'ipse']``, ``eval``):
-the render's runtime evidence is the second source the verdict uses.
+reason can point at the line. A computed name on the global object, p5 or ``brush``
+(``window['ell' + 'ipse']``, ``brush[NAME]`` with ``const NAME = 'rect'``) is read as the name
+it resolves to when its key is built from string literals and ``const`` strings alone; any other
+key cannot be read here, and is listed (``dynamic_access``, ``dynamic_brush_access``): allowlist
+mode rejects it, library mode notes it. Static checks can still be dodged (a name built by a
+function, ``eval``): the render's runtime evidence is the second source the verdict uses.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any
 from tree_sitter import Node
 
 from watercolour.javascript import parse, text
-from watercolour.render.brush import ALLOWLIST, PAINTING_METHODS, brush_methods
+from watercolour.render.brush import ALLOWLIST, PAINTING_METHODS, brush_methods, bundle_exports
 
 MAX_SKETCH_CHARS = 100_000
 """Longer sketches are rejected as ``too_large`` (a reply is at most ~8k tokens, ~30 kB)."""
@@ -97,6 +101,16 @@ GLOBAL_OBJECTS = frozenset({
     "document.defaultView",
 })
 BRUSH_OBJECTS = frozenset({"brush", "window.brush", "globalThis.brush", "self.brush"})
+GLOBAL_NAMES = ("window", "globalThis", "self", "top", "parent", "frames")
+"""Names of the global object (``window.self.top`` is still the global object)."""
+P5_OBJECTS = frozenset({"p5", "p5.prototype", "p5.instance"})
+"""p5's constructor, its prototype and the running sketch's instance: their members are p5's
+drawing functions and raw handles."""
+ENUMERATING_CALLS = frozenset({"values", "entries", "getOwnPropertyDescriptors"})
+"""``Object.values(window)`` and the like hand over every member without naming one."""
+KEYED_CALLS = frozenset({"get", "getOwnPropertyDescriptor"})
+"""``Reflect.get(window, key)``, ``Object.getOwnPropertyDescriptor(brush, key)``: a member
+read by a key, as ``window[key]`` is."""
 HARMLESS_P5_SETTINGS = frozenset({"disableFriendlyErrors"})
 OPENERS = {"{": "}", "(": ")", "[": "]", "${": "}"}
 CLOSERS = frozenset({"}", ")", "]"})
@@ -125,7 +139,11 @@ class Inventory:
     unknown_brush_methods: Lines = field(default_factory=dict)
     """``brush.NAME(...)`` where p5.brush has no NAME."""
     dynamic_brush_access: list[int] = field(default_factory=list)
-    """``brush[expr]`` with a computed name: which method is called shows only at run time."""
+    """``brush[expr]`` with a key that cannot be resolved here: which method is used shows only
+    at run time (allowlist mode rejects it)."""
+    brush_references: Lines = field(default_factory=dict)
+    """Real p5.brush members read without being called here (``const r = brush.rect``,
+    ``brush['re' + 'ct']``): in allowlist mode they count as calls."""
     p5_primitives: Lines = field(default_factory=dict)
     raw_canvas: Lines = field(default_factory=dict)
     text: Lines = field(default_factory=dict)
@@ -135,7 +153,9 @@ class Inventory:
     tampering: Lines = field(default_factory=dict)
     timers: Lines = field(default_factory=dict)
     dynamic_access: list[int] = field(default_factory=list)
-    """``window[expr]`` / ``this[expr]`` with a computed name (obfuscation; evidence only)."""
+    """``window[expr]``, ``this[expr]``, ``p5.prototype[expr]``, ``Reflect.get(window, expr)``,
+    ``Object.values(window)``, ``with (window)``: a member of the global object or p5 whose
+    name cannot be resolved here (allowlist mode rejects it; library mode notes it)."""
     brush_aliased: bool = False
     """``brush`` is used other than as ``brush.NAME(...)`` (``const b = brush``, passed to a
     function): some of its calls may be invisible to the static count."""
@@ -166,7 +186,9 @@ class Inventory:
 
     @property
     def outside_allowlist(self) -> list[str]:
-        return sorted(m for m in self.brush_calls if m not in ALLOWLIST)
+        """p5.brush members called or referenced that the prompt's 10 do not include."""
+        return sorted({m for m in (*self.brush_calls, *self.brush_references)
+                       if m not in ALLOWLIST})
 
     def counts(self, category: str) -> dict[str, int]:
         return {name: len(lines) for name, lines in getattr(self, category).items()}
@@ -203,6 +225,116 @@ def _literal_string(node: Node | None) -> str | None:
     return None
 
 
+def _fold(node: Node | None, consts: dict[str, Node], depth: int) -> str | None:
+    """See :meth:`_Walker.fold`."""
+    if node is None or depth > 20:
+        return None
+    literal = _literal_string(node)
+    if literal is not None:
+        return literal
+    kind = node.type
+    if kind == "parenthesized_expression" and node.named_children:
+        return _fold(node.named_children[-1], consts, depth + 1)
+    if kind == "binary_expression" and text(node.child_by_field_name("operator")) == "+":
+        left = _fold(node.child_by_field_name("left"), consts, depth + 1)
+        right = _fold(node.child_by_field_name("right"), consts, depth + 1)
+        return None if left is None or right is None else left + right
+    if kind == "identifier" and text(node) in consts:
+        return _fold(consts[text(node)], consts, depth + 1)
+    if kind == "call_expression":  # ['re', 'ct'].join('')
+        fn = node.child_by_field_name("function")
+        args = node.child_by_field_name("arguments")
+        if fn is None or fn.type != "member_expression" or args is None \
+                or text(fn.child_by_field_name("property")) != "join":
+            return None
+        array = fn.child_by_field_name("object")
+        if array is None or array.type != "array":
+            return None
+        parts = [_fold(item, consts, depth + 1) for item in array.named_children]
+        sep = _fold(args.named_children[0], consts, depth + 1) if args.named_children else ","
+        return None if sep is None or any(p is None for p in parts) else sep.join(parts)
+    return None
+
+
+def _same(a: Node, b: Node) -> bool:
+    return (a.start_byte, a.end_byte, a.type) == (b.start_byte, b.end_byte, b.type)
+
+
+def _object_kind(source: str, aliases: dict[str, str]) -> str | None:
+    """``global``, ``p5`` or ``brush`` for the source text of an object expression."""
+    source = re.sub(r"\s+", "", source)
+    if source in aliases:
+        return _object_kind(aliases[source], {})
+    if source == "this" or source == "document.defaultView":
+        return "global"
+    parts = source.split(".")
+    while len(parts) > 1 and parts[0] in GLOBAL_NAMES:
+        parts = parts[1:]
+    rest = ".".join(parts)
+    if rest in GLOBAL_NAMES or rest == "document.defaultView":
+        return "global"
+    if rest == "brush":
+        return "brush"
+    if rest in P5_OBJECTS:
+        return "p5"
+    return None
+
+
+def _inside_object_method(node: Node) -> bool:
+    """Is ``node`` inside a class body or an object literal's method (where ``this`` is that
+    object, not the global one)?"""
+    parent = node.parent
+    while parent is not None:
+        if parent.type in ("class_body", "method_definition"):
+            return True
+        parent = parent.parent
+    return False
+
+
+def _constants_and_aliases(root: Node) -> tuple[dict[str, Node], dict[str, str]]:
+    """Names declared once, with ``const``, bound to an expression (for folding keys), and
+    names bound to the global object, p5 or brush (``const w = window``), whatever the
+    declaration."""
+    counts: dict[str, int] = {}
+    consts: dict[str, Node] = {}
+    aliases: dict[str, str] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "variable_declarator":
+            name_node = node.child_by_field_name("name")
+            value = node.child_by_field_name("value")
+            if name_node is not None and name_node.type == "identifier":
+                name = text(name_node)
+                counts[name] = counts.get(name, 0) + 1
+                parent = node.parent
+                is_const = parent is not None and parent.type == "lexical_declaration" and \
+                    any(c.type == "const" for c in parent.children)
+                if is_const and value is not None:
+                    consts[name] = value
+                if value is not None and text(value) != "this" \
+                        and _object_kind(text(value), {}) is not None:
+                    aliases[name] = re.sub(r"\s+", "", text(value))
+        elif node.type in ("assignment_expression",):
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if left is not None and left.type == "identifier":
+                counts[text(left)] = counts.get(text(left), 0) + 2  # reassigned: never folded
+                if right is not None and text(right) != "this" \
+                        and _object_kind(text(right), {}) is not None:
+                    aliases[text(left)] = re.sub(r"\s+", "", text(right))
+        elif node.type == "formal_parameters":
+            for child in node.named_children:
+                if child.type == "identifier":
+                    counts[text(child)] = counts.get(text(child), 0) + 2
+        elif node.type == "for_in_statement":
+            left = node.child_by_field_name("left")
+            if left is not None and left.type == "identifier":
+                counts[text(left)] = counts.get(text(left), 0) + 2
+        stack.extend(node.named_children)
+    consts = {name: value for name, value in consts.items() if counts.get(name) == 1}
+    return consts, aliases
+
+
 class _Walker:
     def __init__(self, inv: Inventory, code: str) -> None:
         self.inv = inv
@@ -211,11 +343,14 @@ class _Walker:
         self.balance: list[tuple[str, int]] = []
         self.brush_refs = 0
         self.own_functions: set[str] = set()
+        self.consts: dict[str, Node] = {}
+        self.aliases: dict[str, str] = {}
         self.errors: list[tuple[Node, str]] = []
 
     # ---------------------------------------------------------------- traversal
     def walk(self, root: Node) -> None:
         self.own_functions = _declared_functions(root)
+        self.consts, self.aliases = _constants_and_aliases(root)
         stack = [root]
         while stack:
             node = stack.pop()
@@ -251,6 +386,7 @@ class _Walker:
         elif tail:
             inv.truncated = f"the code stops mid-statement (line {_line(tail[0])})"
         direct = (sum(map(len, inv.brush_calls.values()))
+                  + sum(map(len, inv.brush_references.values()))
                   + sum(map(len, inv.unknown_brush_methods.values()))
                   + len(inv.dynamic_brush_access))
         inv.brush_aliased = self.brush_refs > direct
@@ -271,6 +407,11 @@ class _Walker:
             name = text(node.child_by_field_name("name"))
             if name in ("setup", "draw"):
                 self.define(name, node.child_by_field_name("value"))
+            self.destructure(node)
+        elif kind == "with_statement":
+            self.inv.dynamic_access.append(_line(node))
+        elif kind == "member_expression":
+            self.member(node)
         elif kind in ("string", "template_string"):
             lowered = text(node).lower()
             if "data:" in lowered:
@@ -288,13 +429,97 @@ class _Walker:
             if parent is None or parent.type != "call_expression":
                 _add(self.inv.dynamic_code, "eval", node)
         elif kind == "subscript_expression":
-            obj = text(node.child_by_field_name("object"))
-            index = node.child_by_field_name("index")
-            if _literal_string(index) is None and index is not None and index.type != "number":
-                if obj in BRUSH_OBJECTS:
-                    self.inv.dynamic_brush_access.append(_line(node))
-                elif obj in GLOBAL_OBJECTS:
-                    self.inv.dynamic_access.append(_line(node))
+            self.subscript(node)
+
+    # ---------------------------------------------------------------- computed names
+    def fold(self, node: Node | None) -> str | None:
+        """The string ``node`` always evaluates to, when it is built from string literals and
+        ``const`` strings alone (``'ell' + 'ipse'``, ``NAME``, ``['re', 'ct'].join('')``)."""
+        return _fold(node, self.consts, 0)
+
+    def target_kind(self, node: Node | None) -> str | None:
+        """``global``, ``p5`` or ``brush`` when ``node`` is one of those objects (or an alias
+        of one), else None."""
+        if node is None:
+            return None
+        kind = _object_kind(text(node), self.aliases)
+        if kind == "global" and text(node) == "this" and _inside_object_method(node):
+            return None  # ``this`` in a class or object method is that object
+        return kind
+
+    def subscript(self, node: Node) -> None:
+        """``O[key]`` on the global object, p5 or brush: resolved to ``O.name`` when the key
+        folds to a string; listed as a computed access when it does not."""
+        target = self.target_kind(node.child_by_field_name("object"))
+        index = node.child_by_field_name("index")
+        if target is None or index is None or index.type == "number":
+            return
+        name = self.fold(index)
+        if name is None:
+            (self.inv.dynamic_brush_access if target == "brush"
+             else self.inv.dynamic_access).append(_line(node))
+            return
+        self.named_member(node, target, name)
+
+    def member(self, node: Node) -> None:
+        """``brush.NAME`` read without a call (calls are classified in :meth:`call`)."""
+        target = self.target_kind(node.child_by_field_name("object"))
+        if target != "brush":
+            return
+        self.named_member(node, target, text(node.child_by_field_name("property")))
+
+    def named_member(self, node: Node, target: str, name: str) -> None:
+        parent = node.parent
+        callee = None if parent is None else parent.child_by_field_name(
+            "function" if parent.type == "call_expression" else "constructor")
+        called = parent is not None and parent.type in ("call_expression", "new_expression") \
+            and callee is not None and _same(callee, node)
+        if target == "brush":
+            if parent is not None and parent.type == "new_expression" and called:
+                self.brush_member(name, node, call=True)
+            elif not called:
+                self.brush_member(name, node, call=False)
+        elif name in RAW_CONTEXT_NAMES and node.type == "subscript_expression":
+            _add(self.inv.raw_canvas, name, node)
+
+    def brush_member(self, name: str, node: Node, call: bool) -> None:
+        exports = bundle_exports()
+        if name not in exports and name not in brush_methods():
+            if not name.startswith("_"):
+                _add(self.inv.unknown_brush_methods, name, node)
+            return
+        _add(self.inv.brush_calls if call else self.inv.brush_references, name, node)
+
+    def destructure(self, node: Node) -> None:
+        """``const {[key]: f} = window`` is ``window[key]``; ``const {rect} = brush`` reads
+        ``brush.rect``."""
+        pattern, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        if pattern is None or pattern.type != "object_pattern":
+            return
+        target = self.target_kind(value)
+        if target is None:
+            return
+        for child in pattern.named_children:
+            key = child.child_by_field_name("key") if child.type == "pair_pattern" else child
+            if key is None:
+                continue
+            if key.type == "computed_property_name":
+                inner = key.named_children[0] if key.named_children else None
+                name = self.fold(inner)
+            elif key.type in ("property_identifier", "shorthand_property_identifier_pattern",
+                              "identifier"):
+                name = text(key)
+            elif key.type == "string":
+                name = _literal_string(key)
+            else:
+                continue
+            if name is None:
+                (self.inv.dynamic_brush_access if target == "brush"
+                 else self.inv.dynamic_access).append(_line(key))
+            elif target == "brush":
+                self.brush_member(name, key, call=False)
+            elif name in RAW_CONTEXT_NAMES:
+                _add(self.inv.raw_canvas, name, key)
 
     def declaration(self, node: Node) -> None:
         name = text(node.child_by_field_name("name"))
@@ -329,19 +554,53 @@ class _Walker:
         obj_text, name = self.callee(fn)
         if name is None:
             return
+        self.keyed(node, obj_text, name, arg_nodes)
         self.classify(node, obj_text, name, arg_nodes)
 
-    @staticmethod
-    def callee(fn: Node) -> tuple[str | None, str | None]:
-        """(object source or None for a bare call, method name or None if computed)."""
+    def keyed(self, node: Node, obj: str | None, name: str, args: list[Node]) -> None:
+        """``Reflect.get(window, key)`` reads ``window[key]``; ``Object.values(brush)`` hands
+        over every member at once."""
+        if obj not in ("Reflect", "Object") or not args:
+            return
+        target = self.target_kind(args[0])
+        if target is None:
+            return
+        lines = self.inv.dynamic_brush_access if target == "brush" else self.inv.dynamic_access
+        if name in ENUMERATING_CALLS:
+            lines.append(_line(node))
+        elif name in KEYED_CALLS and len(args) > 1:
+            key = self.fold(args[1])
+            if key is None:
+                lines.append(_line(node))
+            elif target == "brush":
+                self.brush_member(key, args[1], call=False)
+            elif key in RAW_CONTEXT_NAMES:
+                _add(self.inv.raw_canvas, key, node)
+
+    def callee(self, fn: Node) -> tuple[str | None, str | None]:
+        """(object source or None for a bare call, method name or None if computed). The
+        object is given as the global object, p5 or brush it names when it is one (or an
+        alias of one), so ``w['ell' + 'ipse'](...)`` with ``const w = window`` is ``ellipse``."""
         if fn.type == "identifier":
             return None, text(fn)
         if fn.type == "member_expression":
-            return text(fn.child_by_field_name("object")), text(fn.child_by_field_name("property"))
+            obj = fn.child_by_field_name("object")
+            return self.object_text(obj), text(fn.child_by_field_name("property"))
         if fn.type == "subscript_expression":
-            literal = _literal_string(fn.child_by_field_name("index"))
-            return text(fn.child_by_field_name("object")), literal
+            obj = fn.child_by_field_name("object")
+            return self.object_text(obj), self.fold(fn.child_by_field_name("index"))
         return None, None
+
+    def object_text(self, obj: Node | None) -> str:
+        kind = self.target_kind(obj)
+        source = text(obj)
+        if kind == "brush":
+            return "brush"
+        if kind == "global":
+            return "window"
+        if kind == "p5" and source in self.aliases:
+            return self.aliases[source]
+        return source
 
     def classify(self, node: Node, obj: str | None, name: str, args: list[Node]) -> None:
         inv = self.inv

@@ -34,6 +34,9 @@ MODES: tuple[str, ...] = typing.get_args(Mode)
 Status = Literal["ok", "rejected", "unavailable"]
 RENDER_ATTEMPTS = 2
 """A render that fails for infrastructure reasons is retried once."""
+CLASS_PAINTING_METHODS = frozenset({"show", "draw", "fill", "hatch"})
+"""Methods of p5.brush's classes (``Polygon.show``, ``Plot.draw``) that paint: the harness counts
+them as ``Class.method`` when the sketch calls them."""
 
 
 @dataclass(frozen=True)
@@ -303,8 +306,12 @@ def static_findings(extraction: Extraction, inventory: Inventory | None,
         names = {f"brush.{k}": v for k, v in inv.unknown_brush_methods.items()}
         found.append(Finding(V.UNKNOWN_BRUSH_METHOD, _where(names) + " not in p5.brush"))
     if mode == "allowlist" and inv.outside_allowlist:
-        names = {f"brush.{k}": inv.brush_calls[k] for k in inv.outside_allowlist}
+        names = {f"brush.{k}": sorted(inv.brush_calls.get(k, []) + inv.brush_references.get(k, []))
+                 for k in inv.outside_allowlist}
         found.append(Finding(V.NOT_ALLOWLISTED, _where(names)))
+    if mode == "allowlist" and (inv.dynamic_access or inv.dynamic_brush_access):
+        found.append(Finding(V.NOT_ALLOWLISTED, _computed(inv) + ": a name the gate cannot "
+                             "read, so it cannot be checked against the allowlist"))
     if not inv.painting_calls and not inv.dynamic_brush_access and not inv.brush_aliased \
             and not inv.dynamic_code:
         found.append(Finding(V.NO_PAINTING_CALLS, "no brush.circle/endShape/rect/... call"))
@@ -318,10 +325,31 @@ def static_notes(extraction: Extraction, inventory: Inventory | None, mode: Mode
     if inventory is not None and mode == "library" and inventory.outside_allowlist:
         notes.append("brush methods outside the prompt's allowlist (allowed in library mode): "
                      + ", ".join(inventory.outside_allowlist))
-    if inventory is not None and inventory.dynamic_access:
-        notes.append(f"computed global access (window[...]) on line(s) "
-                     f"{', '.join(map(str, inventory.dynamic_access[:5]))}")
+    if inventory is not None and mode == "library" and (
+            inventory.dynamic_access or inventory.dynamic_brush_access):
+        notes.append(_computed(inventory) + " (rejected in allowlist mode; the render's "
+                     "evidence shows what it reached)")
     return notes
+
+
+def _computed(inv: Inventory) -> str:
+    """``computed access window[...] on line(s) 3, 7; brush[...] on line 9``."""
+    parts = []
+    for label, lines in (("window/p5[...]", inv.dynamic_access),
+                         ("brush[...]", inv.dynamic_brush_access)):
+        if lines:
+            shown = sorted(set(lines))
+            parts.append(f"{label} on line(s) {', '.join(map(str, shown[:5]))}"
+                         + (" and more" if len(shown) > 5 else ""))
+    return "computed access " + "; ".join(parts)
+
+
+def _asks_for_an_inside(image: ImageMeasures, floors: Floors) -> bool:
+    """Does the paint span most of the canvas, or form a large solid mass (see
+    :class:`~watercolour.gates.image.Floors`)?"""
+    solid = image.paint_fraction >= floors.interior_coverage and \
+        image.paint_fraction >= floors.solid_share * image.paint_extent
+    return image.paint_extent >= floors.extent_coverage or solid
 
 
 def _first_line(message: str | None) -> str:
@@ -370,7 +398,8 @@ def runtime_findings(
     if text_calls:
         found.append(Finding(V.TEXT_ON_CANVAS, f"{text_calls} text drawing call(s) at run time"))
     raw = {**p5_calls, **{f"2d.{k}": n for k, n in (ev.get("raw_2d_calls") or {}).items()},
-           **{f"webgl.{k}": n for k, n in (ev.get("raw_gl_calls") or {}).items()}}
+           **{f"webgl.{k}": n for k, n in (ev.get("raw_gl_calls") or {}).items()},
+           **{f"raw.{k}": n for k, n in (ev.get("raw_access") or {}).items()}}
     if raw:
         found.append(Finding(V.BARE_PRIMITIVES, "called at run time: " + ", ".join(
             f"{k} x{n}" for k, n in sorted(raw.items()))))
@@ -381,7 +410,8 @@ def runtime_findings(
                              + ", ".join(f"brush.{m}" for m in outside)))
     elif outside and (inventory is None or set(outside) - set(inventory.outside_allowlist)):
         notes.append("brush methods outside the allowlist at run time: " + ", ".join(outside))
-    painted_calls = sum(n for m, n in brush_calls.items() if m in PAINTING_METHODS)
+    painted_calls = sum(n for m, n in brush_calls.items() if m in PAINTING_METHODS
+                        or ("." in m and m.rpartition(".")[2] in CLASS_PAINTING_METHODS))
     if ev and not painted_calls and not threw:
         found.append(Finding(V.NO_PAINTING_CALLS, "no brush painting call ran"))
 
@@ -399,6 +429,13 @@ def runtime_findings(
         found.append(Finding(V.SHAPELESS, f"paint covers {image.paint_fraction:.0%} of the canvas "
                              f"but shape edges are {image.shape_edges:.4f} < {floors.edge_floor}"
                              f"{after}"))
+    elif _asks_for_an_inside(image, floors) \
+            and image.interior_edges < floors.interior_floor \
+            and image.interior_seams < floors.seam_ceiling:
+        found.append(Finding(V.SHAPELESS, f"paint covers {image.paint_fraction:.0%} of the canvas "
+                             f"(its area spans {image.paint_extent:.0%}) with nothing inside it: "
+                             f"interior edges {image.interior_edges:.4f} < "
+                             f"{floors.interior_floor}{after}"))
     elif threw:
         notes.append(f"the sketch threw after painting (admitted; the judge rates what it "
                      f"painted): {threw}")

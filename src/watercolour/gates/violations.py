@@ -70,10 +70,12 @@ MEANINGS: dict[Violation, str] = {
     "setTimeout, requestAnimationFrame)",
     Violation.TEXT_ON_CANVAS: "the sketch writes text (p5 text(), canvas fillText/strokeText)",
     Violation.BARE_PRIMITIVES: "the sketch draws with p5's own primitives (ellipse, rect, line, "
-    "vertex, image, pixels, ...) or raw canvas/WebGL calls instead of brush.*",
+    "vertex, image, pixels, ...) or raw canvas/WebGL calls instead of brush.* (counted wherever "
+    "its code runs, inside a brush call's arguments too)",
     Violation.UNKNOWN_BRUSH_METHOD: "the sketch calls a brush.* method that p5.brush does not have",
     Violation.NOT_ALLOWLISTED: "(allowlist mode) the sketch calls a real p5.brush method outside "
-    "the prompt's 10",
+    "the prompt's 10, or reaches a member of the global object, p5 or brush by a name the gate "
+    "cannot read (a computed key)",
     Violation.NO_PAINTING_CALLS: "the sketch never calls a brush method that paints (circle, "
     "endShape, rect, polygon, line, ...)",
     Violation.TIMEOUT: "the render did not finish its first frame before the deadline",
