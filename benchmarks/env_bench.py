@@ -17,7 +17,6 @@ hits, and whether both paths gave the same rewards; writes
 
 from __future__ import annotations
 
-import argparse
 import concurrent.futures
 import datetime as dt
 import json
@@ -30,12 +29,15 @@ import sys
 import tempfile
 import time
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
+from watercolour.cli.shared_flags import OUT, POOL
 from watercolour.env import RemoteRewarder
 from watercolour.env.config import default_browsers
 from watercolour.env.ports import free_port
 from watercolour.examples import load_examples
+from watercolour.flags import flag, parser_for
 from watercolour.io import write_json_atomic
 from watercolour.render import Renderer
 from watercolour.rewards import RewardConfig, Rewarder
@@ -96,16 +98,21 @@ def summary(evaluations) -> dict:
             "rewards": [e.reward for e in evaluations], "stage_seconds_summed": stages}
 
 
+@dataclass
+class EnvBenchFlags:
+    """The benchmark's flags."""
+
+    replies: int = flag(type=int, default=8, help="replies per group (8)")
+    rounds: int = flag(type=int, default=2, help="in-process/server pairs (2)")
+    browsers: int = flag(type=int, default=default_browsers(),
+                         help="browsers on both paths (one per two cores)")
+    pool: str | None = flag(like=POOL, help="a pool folder: the judge-led mix against it "
+                            "(default: hps-only)")
+    out: Path | None = flag(like=OUT, help="the JSON file to write")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--replies", type=int, default=8, help="replies per group (8)")
-    parser.add_argument("--rounds", type=int, default=2, help="in-process/server pairs (2)")
-    parser.add_argument("--browsers", type=int, default=default_browsers(),
-                        help="browsers on both paths (one per two cores)")
-    parser.add_argument("--pool", default=None,
-                        help="a pool folder: the judge-led mix against it (default: hps-only)")
-    parser.add_argument("--out", type=Path, default=None, help="the JSON file to write")
-    args = parser.parse_args(argv)
+    args = parser_for(EnvBenchFlags, description=__doc__.splitlines()[0]).parse_args(argv)
     group = replies(args.replies)
     env = {**reward_env(args.pool), "WATERCOLOUR_RENDER_WORKERS": str(args.browsers),
            "WATERCOLOUR_RENDER_DEADLINE": "60"}

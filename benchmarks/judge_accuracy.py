@@ -15,13 +15,15 @@ Writes ``benchmarks/results/judge-accuracy.json``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import random
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+from watercolour.cli.shared_flags import POOL, SEED
+from watercolour.flags import flag, parser_for
 from watercolour.io import write_json_atomic
 from watercolour.pool.critic import CritiqueRequest, OfflineCritic
 from watercolour.rewards.consistency import consistency
@@ -39,16 +41,21 @@ def pairwise_accuracy(score, better: list[bytes], worse: list[bytes]) -> float:
     return round(wins / (len(a) * len(b)), 4)
 
 
+@dataclass
+class JudgeAccuracyFlags:
+    """The benchmark's flags."""
+
+    pool: str = flag(like=POOL, required=True, help="pool folder, build folder or Hub id")
+    folds: int = flag(type=int, default=5)
+    seed: int = flag(like=SEED)
+    pairs: int = flag(type=int, default=12, help="pairs for the consistency check")
+    judge_url: str | None = flag(help="an OpenAI-compatible /v1 endpoint")
+    judge_model: str | None = flag()
+    results: Path = flag(type=Path, default=RESULTS / "judge-accuracy.json")
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pool", required=True, help="pool folder, build folder or Hub id")
-    parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--pairs", type=int, default=12, help="pairs for the consistency check")
-    parser.add_argument("--judge-url", default=None, help="an OpenAI-compatible /v1 endpoint")
-    parser.add_argument("--judge-model", default=None)
-    parser.add_argument("--results", type=Path, default=RESULTS / "judge-accuracy.json")
-    args = parser.parse_args()
+    args = parser_for(JudgeAccuracyFlags, description=__doc__.splitlines()[0]).parse_args()
 
     start = time.monotonic()
     pool = ReferencePool.load(args.pool)

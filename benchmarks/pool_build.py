@@ -10,15 +10,17 @@ the machine, the render statistics and the pool statistics to
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
 import shutil
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+from watercolour.cli.shared_flags import OUT, SEED
+from watercolour.flags import flag, parser_for
 from watercolour.io import write_json_atomic
 from watercolour.pool.build import BuildConfig, build_pool
 from watercolour.pool.dataset import load_pool, pool_stats
@@ -26,18 +28,23 @@ from watercolour.pool.dataset import load_pool, pool_stats
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
+@dataclass
+class PoolBuildFlags:
+    """The benchmark's flags (its own defaults: the starter pool's build at full size)."""
+
+    size: int = flag(type=int, default=100)
+    rounds: int = flag(type=int, default=3)
+    canvas: int = flag(type=int, default=512)
+    negatives: int = flag(type=int, default=1)
+    workers: int = flag(type=int, default=1)
+    concurrency: int = flag(type=int, default=2)
+    seed: int = flag(like=SEED)
+    out: Path | None = flag(like=OUT, help="build folder (kept)")
+    results: Path = flag(type=Path, default=RESULTS / "pool-build.json")
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", type=int, default=100)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--canvas", type=int, default=512)
-    parser.add_argument("--negatives", type=int, default=1)
-    parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--concurrency", type=int, default=2)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=None, help="build folder (kept)")
-    parser.add_argument("--results", type=Path, default=RESULTS / "pool-build.json")
-    args = parser.parse_args()
+    args = parser_for(PoolBuildFlags, description=__doc__.splitlines()[0]).parse_args()
 
     out = args.out or Path(tempfile.mkdtemp(prefix="pool-build-"))
     if args.out is not None and out.exists():

@@ -17,7 +17,6 @@ difference is the browser set-up alone. Prints a table and writes
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import datetime as dt
 import os
@@ -25,13 +24,15 @@ import platform
 import statistics
 import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 from playwright.async_api import async_playwright
 
+from watercolour.cli.shared_flags import OUT
 from watercolour.examples import load_examples
+from watercolour.flags import flag, parser_for, switch
 from watercolour.io import write_json_atomic
 from watercolour.render import RenderConfig, Renderer, versions
 from watercolour.render.paint import decode_rgb
@@ -147,19 +148,24 @@ def output_path(out: Path | None, stamp: str) -> Path:
     return out
 
 
+@dataclass
+class RenderBenchFlags:
+    """The benchmark's flags."""
+
+    repeats: int = flag(type=int, default=5, help="renders per sketch for (c)")
+    naive_repeats: int = flag(type=int, default=2)
+    predecessor_repeats: int = flag(type=int, default=2)
+    swiftshader_repeats: int = flag(type=int, default=2,
+                                    help="renders per sketch on the SwiftShader fallback (0 "
+                                    "skips)")
+    skip_predecessor: bool = switch()
+    memory: int = flag(type=int, default=0, help="also render N times for memory")
+    out: Path | None = flag(like=OUT, help="a .json file, or a folder for render-<date>.json "
+                            "(default benchmarks/results/)")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5, help="renders per sketch for (c)")
-    parser.add_argument("--naive-repeats", type=int, default=2)
-    parser.add_argument("--predecessor-repeats", type=int, default=2)
-    parser.add_argument("--swiftshader-repeats", type=int, default=2,
-                        help="renders per sketch on the SwiftShader fallback (0 skips)")
-    parser.add_argument("--skip-predecessor", action="store_true")
-    parser.add_argument("--memory", type=int, default=0, help="also render N times for memory")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="a .json file, or a folder for render-<date>.json (default "
-                        "benchmarks/results/)")
-    args = parser.parse_args(argv)
+    args = parser_for(RenderBenchFlags, description=__doc__.splitlines()[0]).parse_args(argv)
     out = output_path(args.out, dt.datetime.now().strftime("%Y%m%d-%H%M%S"))
     out.parent.mkdir(parents=True, exist_ok=True)  # a bad --out fails now, not after the run
 

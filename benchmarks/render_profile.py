@@ -20,7 +20,6 @@ Prints a summary and writes ``benchmarks/results/render-profile-<date>.json``.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import collections
 import datetime as dt
@@ -29,12 +28,15 @@ import re
 import statistics
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from playwright.async_api import async_playwright
 
+from watercolour.cli.shared_flags import OUT
 from watercolour.examples import load_examples
+from watercolour.flags import flag, parser_for
 from watercolour.io import write_json_atomic
 from watercolour.render import RenderConfig, Renderer
 from watercolour.render.processes import browser_processes
@@ -151,11 +153,17 @@ async def profile(codes: list[str]) -> list[dict]:
             for name, hits in by_function.most_common(15)]
 
 
+@dataclass
+class RenderProfileFlags:
+    """The benchmark's flags."""
+
+    repeats: int = flag(type=int, default=3)
+    out: Path | None = flag(like=OUT)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--out", type=Path, default=None)
-    args = parser.parse_args(argv)
+    args = parser_for(RenderProfileFlags,
+                      description=__doc__.splitlines()[0]).parse_args(argv)
     codes = list(load_examples().values())
     report: dict = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
 

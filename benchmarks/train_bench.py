@@ -34,7 +34,11 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+
+from watercolour.cli.shared_flags import MIX, POOL
+from watercolour.flags import flag, parser_for
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -92,14 +96,19 @@ def projection(render_s: float) -> dict:
             "meets_target_at_8": out["8"]["share_max"] < TARGET_SHARE_AT_8}
 
 
+@dataclass
+class RecipeBenchFlags:
+    """What a benchmark of the tiny recipes' steps takes."""
+
+    steps: int = flag(type=int, default=4)
+    mix: str = flag(like=MIX, default="judge-led")
+    pool: str | None = flag(like=POOL)
+
+
 def recipe_arguments(doc: str, argv: list[str] | None) -> argparse.Namespace:
-    """``--steps``, ``--mix`` and ``--pool``: what a benchmark of the tiny recipes' steps takes
-    (``doc``'s first paragraph is its description)."""
-    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
-    parser.add_argument("--steps", type=int, default=4)
-    parser.add_argument("--mix", default="judge-led")
-    parser.add_argument("--pool", default=None)
-    return parser.parse_args(argv)
+    """:class:`RecipeBenchFlags` parsed from ``argv`` (``doc``'s first paragraph is the
+    description)."""
+    return parser_for(RecipeBenchFlags, description=doc.split("\n\n")[0]).parse_args(argv)
 
 
 def machine_and_load(load_start: tuple[float, float, float]) -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "render_bench.py"
@@ -11,6 +12,7 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "render_bench.py"
 def _bench():
     spec = importlib.util.spec_from_file_location("render_bench", BENCH)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its flags are a dataclass, which looks its module up
     spec.loader.exec_module(module)
     return module
 
