@@ -15,7 +15,7 @@ from typing import Any
 from watercolour import settings
 from watercolour.gates import MODES, GateConfig
 from watercolour.pool.schema import DEFAULT_POOL
-from watercolour.rewards.copies import RENDER_THRESHOLD, SKETCH_THRESHOLD
+from watercolour.rewards.copies import CONFIRM, RENDER_THRESHOLD, SKETCH_THRESHOLD
 from watercolour.rewards.hps.mapping import RANGE_ENV, HpsMapping
 from watercolour.rewards.judge.cache import JUDGE_CACHE_ENV, default_judge_cache, read_judge_cache
 from watercolour.rewards.judge.cache import SHOWN as JUDGE_CACHE_SHOWN
@@ -79,8 +79,14 @@ class RewardConfig:
              "before it is a near copy, whose judge and HPS terms are zeroed (above 1: off)")
     copy_render: float = setting(
         RENDER_THRESHOLD, env="WATERCOLOUR_COPY_RENDER", positive=True,
-        help="render similarity to a pool painting at which a rollout is a near copy "
-             "(above 1: off)")
+        help="render similarity (whatever way up) to a pool painting's own render at which a "
+             "rollout is a near copy (above 1: the render comparisons are off, nothing is "
+             "re-rendered)")
+    copy_confirm: int = setting(
+        CONFIRM, env="WATERCOLOUR_COPY_CONFIRM", minimum=0,
+        help="pool paintings a rollout looks like that are re-rendered at its seed and "
+             "compared aligned, per rollout at most (0: none; a copy at another seed than "
+             "the pool's render then escapes)")
 
     def __post_init__(self) -> None:
         settings.check(self)  # the rules declared on the fields
@@ -125,4 +131,5 @@ class RewardConfig:
             "hps_timeout_s": self.hps_timeout_s, "hps_mapping": self.hps_mapping.to_dict(),
             "hps_prompt": self.hps_prompt, "gate_mode": self.gate_mode, "seed": self.seed,
             "copy_sketch": self.copy_sketch, "copy_render": self.copy_render,
+            "copy_confirm": self.copy_confirm,
         }

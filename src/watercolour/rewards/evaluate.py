@@ -10,7 +10,8 @@ arithmetic is :func:`watercolour.rewards.mix.combine`; the record is
 Three outcomes, never two (``status``):
 
 - ``ok``: the total is ``sum(weight * raw)`` over the components; a **near copy** of a pool
-  painting (:mod:`watercolour.rewards.copies`: by sketch or by render) is still ``ok``, but
+  painting (:mod:`watercolour.rewards.copies`: by sketch, or by render whatever way up, the
+  pool paintings it looks like re-rendered at its seed) is still ``ok``, but
   its render terms are 0 (not asked), with the reason ``near_copy`` recorded, so it earns the
   gate and length terms only;
 - ``rejected``: the sketch failed the gate; the total is **0.0** (no component pays: not
@@ -138,8 +139,15 @@ class Rewarder:
             if c.prepare is not None:
                 c.prepare(self)
         self.copies = CopyDetector.from_pool(
-            self.pool, self.config.copy_sketch, self.config.copy_render) \
+            self.pool, self.config.copy_sketch, self.config.copy_render,
+            render=self._render_pool_sketch if renderer is not None else None,
+            confirm=self.config.copy_confirm) \
             if self.pool is not None else None
+
+    def _render_pool_sketch(self, code: str, seed: int) -> bytes | None:
+        """A pool painting's sketch rendered at a rollout's seed (the near-copy check compares
+        a rollout with the pool paintings it looks like, rendered as it was)."""
+        return self.renderer.render(code, seed=seed).png
 
     # ------------------------------------------------------------ public
     def references(self, seed: int, subject: str | None = DEFAULT_SUBJECT,
@@ -180,7 +188,8 @@ class Rewarder:
         if self.copies is not None:
             for i in rendered:
                 v = group_verdicts[i]
-                found = self.copies.check(v.sketch or replies[i], v.render.png)
+                found = self.copies.check(v.sketch or replies[i], v.render.png,
+                                          seed=render_seed)
                 if found is not None:
                     copied[i] = found
         asked = [i for i in rendered if i not in copied]  # copies are not judged

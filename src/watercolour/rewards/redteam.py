@@ -16,6 +16,12 @@ colours nudged, names changed) and the same picture in rewritten code (``near_co
 every name changed and every number written as a sum, so the code no longer resembles the
 pool's while the picture does).
 
+:func:`disguised_copy_families` adds five more (issue 39), a pool painting disguised as an
+adversary would (:func:`disguise_sketch`): mirrored, turned by quarter turns, shifted or scaled
+by a p5 transform put first in ``draw()``, and every number rewritten as an expression
+(``N * 1.37 / F``, ``M / F``, ``a + b``): the picture is the pool painting's, whatever way up,
+the code shares little with it as written.
+
 :func:`search` is a small evolutionary search: per family, random parameters, then mutations
 of the best, scored by any ``score(code) -> reward`` (renders are cached by the caller, see
 :class:`RenderCache`). ``benchmarks/reward_robustness.py`` runs it against the old and the
@@ -390,14 +396,7 @@ def edit_sketch(code: str, edit: str, amount: float, seed: int) -> str:
             code = re.sub(rf"(?<![\w$.'#]){re.escape(name)}(?![\w$'])", f"q{i}_{seed % 97}",
                           code)
         code = re.sub(r"\n\s*\n+", "\n", code)
-        if edit == "rewrite":
-            def split(m: re.Match) -> str:
-                v = float(m.group(0))
-                a = round(rng.uniform(-3, 3), 2)
-                return f"({a} + {round(v - a, 4)})"
-            body = code.index("function setup")
-            code = code[:body] + _NUMBER.sub(split, code[body:])
-        return code
+        return _rewrite_numbers(code, "sum", rng) if edit == "rewrite" else code
     raise ValueError(f"unknown edit {edit!r}")
 
 
@@ -417,6 +416,112 @@ def near_copy_families(sketches: dict[str, str]) -> dict[str, Family]:
     return {"near_copy_sketch": Family("near_copy_sketch", make,
                                        sample(("none", "jitter", "recolour", "rename")), False),
             "near_copy_render": Family("near_copy_render", make, sample(("rewrite",)), False)}
+
+# ---------------------------------------------------------------- disguised copies
+
+TURNS: dict[str, str] = {
+    "mirror_x": "scale(-1, 1);", "mirror_y": "scale(1, -1);", "rot90": "rotate(HALF_PI);",
+    "rot180": "rotate(PI);", "rot270": "rotate(-HALF_PI);",
+    "transpose": "rotate(HALF_PI);\n  scale(-1, 1);",
+    "antitranspose": "rotate(-HALF_PI);\n  scale(-1, 1);",
+}
+"""The ways up a picture can be turned (these seven and ``none``: all eight), as the p5
+transform put first in ``draw()``."""
+REWRITES: tuple[str, ...] = ("none", "product", "quotient", "sum")
+"""How :func:`disguise_sketch` rewrites every number ``N`` after ``setup``: ``product``
+``(N * 1.37 / F)`` (with ``const F = 1.37``, the issue's rewrite), ``quotient`` ``(M / F)``
+(``M`` = ``N * 1.37``: no number as written survives), ``sum`` ``(a + b)``."""
+FACTOR = 1.37
+
+
+def _rewrite_numbers(code: str, style: str, rng: random.Random) -> str:
+    if style == "none":
+        return code
+
+    def write(m: re.Match) -> str:
+        v = float(m.group(0))
+        if style == "product":
+            return f"({m.group(0)} * {FACTOR} / F)"
+        if style == "quotient":
+            return f"({round(v * FACTOR, 4)} / F)"
+        a = round(rng.uniform(-3, 3), 2)
+        return f"({a} + {round(v - a, 4)})"
+    if style not in REWRITES:
+        raise ValueError(f"unknown rewrite {style!r}")
+    body = code.index("function setup")
+    out = code[:body] + _NUMBER.sub(write, code[body:])
+    return f"const F = {FACTOR};\n" + out if style != "sum" else out
+
+
+DESYNC = "brush.fill('#ffffff', 0);\n  brush.circle(0, 0, 4);"
+"""An invisible stroke: it draws nothing, but draws on p5.brush's random numbers, so every
+stroke after it bleeds as at another seed."""
+
+
+def disguise_sketch(code: str, turn: str = "none", shift: tuple[float, float] = (0, 0),
+                    scale: float = 1.0, rewrite: str = "none", seed: int = 0,
+                    desync: bool = False) -> str:
+    """A pool sketch disguised as an adversary would: its picture turned (``turn``, one of
+    :data:`TURNS` or ``none``), moved by ``shift`` pixels and scaled by ``scale`` about the
+    canvas centre (p5 transforms put first in ``draw()``, so every brush stroke follows), and
+    every number rewritten (:data:`REWRITES`); with ``desync``, :data:`DESYNC` first. The
+    picture is the pool painting's, whatever way up; the code shares little with it."""
+    head = re.search(r"function\s+draw\s*\(\s*\)\s*\{\n?", code)
+    if head is None:
+        raise ValueError("the sketch has no draw()")
+    moves = [DESYNC] if desync else []
+    if shift != (0, 0):
+        moves.append(f"translate({shift[0]:g}, {shift[1]:g});")
+    if scale != 1.0:
+        moves.append(f"scale({scale:g});")
+    if turn != "none":
+        if turn not in TURNS:
+            raise ValueError(f"unknown turn {turn!r}")
+        moves.append(TURNS[turn])
+    if moves:
+        code = code[:head.end()] + "".join(f"  {m}\n" for m in moves) + code[head.end():]
+    return _rewrite_numbers(code, rewrite, random.Random(seed))
+
+
+DISGUISES: dict[str, dict[str, Any]] = {
+    "mirrored": {"turn": ("mirror_x", "mirror_y")},
+    "rotated": {"turn": ("rot90", "rot180", "rot270", "transpose")},
+    "shifted": {"shift": (30, 70)},
+    "scaled": {"scale": (0.72, 0.85, 1.12)},
+    "rewritten": {},
+}
+"""The disguised-copy families (``copy_<name>``): each turns, shifts or scales the picture and
+rewrites every number by one of :data:`REWRITES` (``copy_rewritten``: never ``none``)."""
+
+
+def disguised_copy_families(sketches: dict[str, str]) -> dict[str, Family]:
+    """``copy_mirrored``, ``copy_rotated``, ``copy_shifted``, ``copy_scaled`` and
+    ``copy_rewritten`` over the pool's ``sketches`` (id -> code): :func:`disguise_sketch`."""
+    ids = sorted(sketches)
+
+    def make(p: Params) -> str:
+        return disguise_sketch(sketches[p["id"]], p["turn"], (p["dx"], p["dy"]), p["scale"],
+                               p["rewrite"], int(p["layout"]))
+
+    def sample(kind: str) -> Callable[[random.Random], Params]:
+        def draw(rng: random.Random) -> Params:
+            spec = DISGUISES[kind]
+            p: Params = {"id": rng.choice(ids), "turn": "none", "dx": 0, "dy": 0,
+                         "scale": 1.0, "layout": rng.randrange(10_000),
+                         "rewrite": rng.choice(REWRITES[1:] if kind == "rewritten"
+                                               else REWRITES)}
+            if "turn" in spec:
+                p["turn"] = rng.choice(spec["turn"])
+            if "shift" in spec:
+                lo, hi = spec["shift"]
+                p["dx"], p["dy"] = (rng.choice([-1, 1]) * rng.randint(lo, hi) for _ in "xy")
+            if "scale" in spec:
+                p["scale"] = rng.choice(spec["scale"])
+            return p
+        return draw
+
+    return {f"copy_{k}": Family(f"copy_{k}", make, sample(k), False) for k in DISGUISES}
+
 
 _RAINBOW = {"saturation": 0.85, "value": 0.95, "alpha": 200, "bleed": 0.1, "texture": 0.3,
             "start": 0.0, "paper": PAPERS[0]}
@@ -472,8 +577,10 @@ class RenderCache:
         self._memory: dict[str, tuple[str, bytes | None]] = {}
         self.renders = 0
 
-    def gate(self, code: str, seed: int = 0) -> tuple[str, bytes | None]:
-        """(gate status, PNG or None) for ``code`` rendered with ``seed``."""
+    def gate(self, code: str, seed: int = 0, deadline_s: float | None = None
+             ) -> tuple[str, bytes | None]:
+        """(gate status, PNG or None) for ``code`` rendered with ``seed`` (``deadline_s``:
+        the render's, where not the renderer's)."""
         key = hashlib.sha256(f"{self.mode}\x1f{seed}\x1f{code}".encode()).hexdigest()[:32]
         if key in self._memory:
             return self._memory[key]
@@ -485,7 +592,7 @@ class RenderCache:
             return found
         from watercolour.gates import check
 
-        verdict = check(code, self.renderer, mode=self.mode, seed=seed)
+        verdict = check(code, self.renderer, mode=self.mode, seed=seed, deadline_s=deadline_s)
         self.renders += 1
         png = verdict.render.png if verdict.render is not None else None
         found = (verdict.status, png if verdict.status == "ok" else None)
