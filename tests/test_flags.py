@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from watercolour.cli.shared_flags import JSON, OUT, SEED
-from watercolour.flags import add_flags, command, flag, positional, switch
+from watercolour.flags import add_flags, command, flag, parser_for, positional, switch
 
 
 @dataclass
@@ -74,3 +74,9 @@ def test_a_shared_flag_keeps_its_names_and_type_and_takes_the_programs_help_and_
     assert args.seed == 4 and parser().parse_args(["d"]).seed is None
     assert "the seed" in parser().format_help()
     assert SEED.default == 0 and SEED.help is None  # the declaration itself is unchanged
+
+
+def test_a_programs_whole_parser_is_its_flags():
+    p = parser_for(Example, prog="bench", description="a benchmark")
+    assert p.parse_args(["d", "--size", "9"]).size == 9
+    assert "a benchmark" in p.format_help()

@@ -93,13 +93,12 @@ def positional(default: Any = None, help: str | None = None, **options: Any) -> 
     return flag(default=default, help=help, positional=True, **options)
 
 
-def add_flags(parser: argparse.ArgumentParser | argparse._ArgumentGroup, cls: type,
-              exclude: tuple[str, ...] = ()) -> None:
-    """One argument of ``parser`` per :func:`flag` field of ``cls`` (except ``exclude``),
-    in field order; its value is parsed into ``args.<field name>``."""
+def add_flags(parser: argparse.ArgumentParser | argparse._ArgumentGroup, cls: type) -> None:
+    """One argument of ``parser`` per :func:`flag` field of ``cls``, in field order; its value
+    is parsed into ``args.<field name>``."""
     for f in dataclasses.fields(cls):
         spec = f.metadata.get(FLAG)
-        if spec is None or f.name in exclude:
+        if spec is None:
             continue
         options = dict(spec["options"])
         default = (f.default_factory() if f.default_factory is not dataclasses.MISSING
