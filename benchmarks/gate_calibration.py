@@ -1,11 +1,13 @@
 """Calibrate the gate's image floors on measured renders.
 
 Renders a fixed set of 512 x 512 sketches (the prompt's canvas) that the gate must reject —
-blank and near-blank canvases, a lone dot, flat and textured flood fills, a flat and a textured
-dark slick, a noise storm — and honest ones it must admit — a single small wash, a few washes,
-full-canvas washes with shapes on them, confetti, and the shipped examples. For each it records
-the three image measures (paint fraction, shape edges, speck fraction) and the gate's verdict,
-then the margins between the two groups for each threshold. Writes
+blank and near-blank canvases, a lone dot, flat and textured flood fills, a flood stopped short
+of the canvas edge and one laid in two bands (issue 39's r04-style floods), a flat and a
+textured dark slick, a noise storm — and honest ones it must admit — a single small wash, a few
+washes, full-canvas washes with shapes on them, confetti, and the shipped examples. For each it
+records the image measures (paint fraction, shape edges, speck fraction, and, for the flood
+rule, the painted area's extent and the edges inside it both ways) and the gate's verdict, then
+the margins between the two groups for each threshold. Writes
 ``benchmarks/results/gate-calibration.json``.
 
     python benchmarks/gate_calibration.py [--seed 0] [--out FILE.json]
@@ -74,6 +76,19 @@ CASES: dict[str, tuple[str, str | None, str]] = {
                            "  brush.fill('#d9c3a5', 90);\n  " + SQUARE), None,
                      "LIMIT: a flood so pale that 97% of it matches one colour reads as faint "
                      "marks and is admitted (the judge sees a near-blank canvas)"),
+    "flood_framed": (_draw("  brush.fillBleed(0.1); brush.fillTexture(0.2, 0.3);\n"
+                           "  brush.fill('#e69573', 200);\n  "
+                           + SQUARE.replace("300", "232")), "shapeless",
+                     "one flat wash stopped 24 px short of the canvas edge: an outline, "
+                     "nothing inside it"),
+    "flood_two_bands": (_draw("  brush.fillBleed(0.05); brush.fillTexture(0.15, 0.3);\n"
+                              "  brush.fill('#9cc3d9', 190);\n  "
+                              + SQUARE.replace("300", "240") + "\n"
+                              "  brush.fill('#d98f8f', 190);\n  "
+                              + SQUARE.replace("300", "240").replace("(-240, -240)", "(-240, 0)")
+                              .replace("(240, -240)", "(240, 0)")), "shapeless",
+                        "two flat washes, the lower half over the whole: an outline and one "
+                        "straight seam"),
     "noise_storm": (_draw("  brush.fillBleed(0); brush.fillTexture(0, 0);\n"
                           "  for (let i = 0; i < 1200; i++) {\n"
                           "    brush.fill(color(random(255), random(255), random(255)), 255);\n"
@@ -135,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
                 "paint_fraction": image.paint_fraction if image else None,
                 "shape_edges": image.shape_edges if image else None,
                 "speck_fraction": image.speck_fraction if image else None,
+                "paint_extent": image.paint_extent if image else None,
+                "interior_edges": image.interior_edges if image else None,
+                "interior_seams": image.interior_seams if image else None,
                 "paper": list(image.paper) if image else None,
                 "n_shapes": verdict.n_shapes,
                 "seconds": round(verdict.render.timings.get("total_s") or 0.0, 2)
@@ -143,11 +161,19 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(row)
             print(f"{name:28s} paint {row['paint_fraction'] or 0:.4f}  edges "
                   f"{row['shape_edges'] or 0:.4f}  specks {row['speck_fraction'] or 0:.3f}  "
+                  f"inside {row['interior_edges'] or 0:.3f}  "
                   f"{','.join(verdict.violations) or 'admitted':14s} "
                   f"{'ok' if row['as_expected'] else 'UNEXPECTED'}", flush=True)
 
     admitted = [r for r in rows if r["expected"] == "admitted" and r["paint_fraction"] is not None]
     covered = [r for r in admitted if r["paint_fraction"] >= floors.flood_coverage]
+
+    def asks_for_an_inside(r) -> bool:  # as the gate's verdict does
+        solid = r["paint_fraction"] >= floors.interior_coverage and \
+            r["paint_fraction"] >= floors.solid_share * r["paint_extent"]
+        return r["paint_extent"] >= floors.extent_coverage or solid
+
+    asked = [r for r in admitted if r["paint_extent"] is not None and asks_for_an_inside(r)]
 
     def extreme(group, key, fn):
         values = [r[key] for r in group if r[key] is not None]
@@ -174,6 +200,16 @@ def main(argv: list[str] | None = None) -> int:
             "lowest_admitted_covered_canvas": extreme(covered, "shape_edges", min),
             "lowest_admitted_any": extreme(admitted, "shape_edges", min),
         },
+        "interior_edges": {
+            "floor": floors.interior_floor,
+            "applies_from_paint_extent": floors.extent_coverage,
+            "or_solid_from_paint_fraction": floors.interior_coverage,
+            "solid_share": floors.solid_share,
+            "seam_ceiling": floors.seam_ceiling,
+            "highest_shapeless": extreme(of("shapeless"), "interior_edges", max),
+            "lowest_admitted_asked": extreme(asked, "interior_edges", min),
+            "largest_admitted_extent": extreme(admitted, "paint_extent", max),
+        },
     }
     data = {
         "written_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
@@ -190,11 +226,21 @@ def main(argv: list[str] | None = None) -> int:
                            f"{gate_image.EDGE_OFFSET * gate_image.EDGE_CELL} px away",
             "speck_fraction": "share of the paint in 8-connected marks that fit in a "
                               f"{gate_image.SPECK_SIZE} px box",
+            "paint_extent": "share of the canvas spanned by the bounding box of the rows and "
+                            f"columns at least {gate_image.EXTENT_SHARE:.0%} paint (the painted "
+                            "area)",
+            "interior_edges": "inside the painted area (its box less 1/"
+                              f"{gate_image.INTERIOR_MARGIN} of its size each side): the "
+                              "smaller of the horizontal and vertical shape-edge cell shares",
+            "interior_seams": "the larger of the two",
         },
         "rules": [
             "blank_canvas: paint_fraction < paint_floor",
             "noise_storm: speck_fraction > speck_ceiling",
             "shapeless: paint_fraction >= flood_coverage and shape_edges < edge_floor",
+            "shapeless: (paint_extent >= extent_coverage, or paint_fraction >= "
+            "interior_coverage and >= solid_share * paint_extent) and interior_edges < "
+            "interior_floor and interior_seams < seam_ceiling (a flood with a frame or a seam)",
             "rules apply in this order; the first that holds names the violation",
         ],
         "cases": rows,

@@ -24,8 +24,12 @@ colour, taken to be the bare paper. It has two blind spots, covered by the other
   pattern the gate leaves to the judge). The gate asks this of canvases whose paint spans
   most of the canvas (``Floors.extent_coverage``), or whose paint is a large solid mass
   (``Floors.interior_coverage``, ``Floors.solid_share``); a loose cluster of soft washes
-  is not asked. Limit: a flood textured so strongly that its grain reads as outlines (bold
-  two-band washes) is admitted; the judge rates what it sees.
+  is not asked. Limits: a flood textured so strongly that its grain reads as outlines (bold
+  two-band washes) is admitted; the judge rates what it sees. And the other way: a wash over
+  the whole canvas with a small subject in its middle can read as a flood (the calibration's
+  ``full_wash_flower`` and ``mono_full_wash``: interior edges 0.05-0.13 at seeds 0-2, against
+  the floor's 0.12, are each rejected on 2 of seeds 0-2; measured after issue 39, not yet
+  fixed).
 - **A noise storm** (hundreds of tiny marks) reads as painted, yet has no shapes.
   :func:`speck_fraction` is the share of the paint in connected marks that fit in a
   :data:`SPECK_SIZE` px box. A line is long, so it is not a speck; a wash is large.

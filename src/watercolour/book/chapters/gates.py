@@ -125,17 +125,24 @@ def _num(value: float | None, digits: int) -> str:
 
 def calibration_table(calibration: Mapping[str, Any]) -> str:
     """Markdown: each calibration case's measures and verdict, then the floors."""
+    # the edges inside the painted area (issue 39's flood rule), where the calibration has them
+    inner = any("interior_edges" in row for row in calibration["cases"])
     rows = [(row["name"], row["expected"], _num(row["paint_fraction"], 4),
-             _num(row["shape_edges"], 4), _num(row["speck_fraction"], 3),
+             _num(row["shape_edges"], 4),
+             *((_num(row.get("interior_edges"), 3),) if inner else ()),
+             _num(row["speck_fraction"], 3),
              (", ".join(row["violations"]) or "admitted")
              + ("" if row["as_expected"] else " **(unexpected)**"))
             for row in calibration["cases"]]
     floors = calibration["floors"]
-    return (markdown_table(["case", "expected", "paint", "shape edges", "specks", "verdict"],
-                           rows)
+    inside = (f"; edges inside the painted area ≥ {floors['interior_floor']} (both ways) once "
+              f"it spans ≥ {floors['extent_coverage']} of the canvas or is a solid mass "
+              f"(paint ≥ {floors['interior_coverage']})" if "interior_floor" in floors else "")
+    return (markdown_table(["case", "expected", "paint", "shape edges",
+                            *(("inside",) if inner else ()), "specks", "verdict"], rows)
             + f"\n\nFloors: paint ≥ {floors['paint_floor']}; specks ≤ "
             f"{floors['speck_ceiling']}; shape edges ≥ {floors['edge_floor']} once "
-            f"paint ≥ {floors['flood_coverage']}.")
+            f"paint ≥ {floors['flood_coverage']}{inside}.")
 
 
 def calibration_figure(calibration: Mapping[str, Any]) -> Figure:
