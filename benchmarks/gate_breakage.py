@@ -20,8 +20,11 @@ import datetime as dt
 import os
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+from watercolour.cli.shared_flags import OUT, SEED
+from watercolour.flags import flag, parser_for, positional
 from watercolour.gates.extract import extract_sketch
 from watercolour.gates.inventory import take_inventory
 from watercolour.gates.verdict import assess
@@ -63,18 +66,25 @@ def parse_sampling(spec: str) -> tuple[float, float]:
     return temperature, top_p
 
 
+@dataclass
+class GateBreakageFlags:
+    """The benchmark's flags."""
+
+    models: list[str] = positional(nargs="*", help="model folders (default: the warm start and "
+                                   "both runs' final policies)")
+    samples: int = flag(type=int, default=320, help="a run's third: 20 steps x 16")
+    sampling: list[tuple[float, float]] = flag(type=parse_sampling, nargs="+",
+                                               default=[(0.8, 0.95), (1.0, 1.0)],
+                                               help="TEMPERATURE,TOP_P pairs (default: the "
+                                               "recipe's, then 1,1)")
+    seed: int = flag(like=SEED, default=1000)
+    out: Path = flag(like=OUT, default=RESULTS / "gate-breakage.json")
+
+
 def main(argv: list[str] | None = None) -> int:
     from watercolour.train.tiny.warm_start import WarmStartConfig
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("models", nargs="*", help="model folders (default: the warm start "
-                        "and both runs' final policies)")
-    parser.add_argument("--samples", type=int, default=320, help="a run's third: 20 steps x 16")
-    parser.add_argument("--sampling", type=parse_sampling, nargs="+",
-                        default=[(0.8, 0.95), (1.0, 1.0)],
-                        help="TEMPERATURE,TOP_P pairs (default: the recipe's, then 1,1)")
-    parser.add_argument("--seed", type=int, default=1000)
-    parser.add_argument("--out", type=Path, default=RESULTS / "gate-breakage.json")
+    parser = parser_for(GateBreakageFlags, description=__doc__.splitlines()[0])
     args = parser.parse_args(argv)
     warm = str(WarmStartConfig.from_env().folder())
     models = args.models or [warm, *RUN_FINALS]

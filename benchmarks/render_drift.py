@@ -15,14 +15,16 @@ Writes ``benchmarks/results/render-drift-<date>.json``.
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import os
 import platform
 import statistics
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
+from watercolour.cli.shared_flags import OUT
+from watercolour.flags import flag, parser_for
 from watercolour.io import write_json_atomic
 from watercolour.render import Renderer
 from watercolour.render.processes import browser_rss_mb
@@ -44,13 +46,19 @@ def slope_per_100(seconds: list[float]) -> float:
     return round(statistics.linear_regression(xs, seconds).slope * 100, 4)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--renders", type=int, default=300, help="renders per browser")
-    parser.add_argument("--recycle", type=int, default=100,
+@dataclass
+class RenderDriftFlags:
+    """The benchmark's flags."""
+
+    renders: int = flag(type=int, default=300, help="renders per browser")
+    recycle: int = flag(type=int, default=100,
                         help="the recycled browser is replaced after this many renders")
-    parser.add_argument("--window", type=int, default=50, help="renders averaged per window")
-    parser.add_argument("--out", type=Path, default=None, help="a .json file")
+    window: int = flag(type=int, default=50, help="renders averaged per window")
+    out: Path | None = flag(like=OUT, help="a .json file")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = parser_for(RenderDriftFlags, description=__doc__.splitlines()[0])
     args = parser.parse_args(argv)
     if args.renders < 2 * args.window or args.recycle < 1 or args.window < 1:
         parser.error("need --renders >= 2 x --window, and positive --recycle and --window")

@@ -56,7 +56,6 @@ runs one model.
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import gc
 import json
@@ -64,8 +63,11 @@ import resource
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from watercolour.flags import flag, parser_for, switch  # argparse and dataclasses only
 
 RESULTS = Path(__file__).resolve().parent / "results"
 MODELS: dict[str, tuple[str, str]] = {
@@ -280,24 +282,31 @@ def fast_kernels() -> dict[str, bool]:
             "causal-conv1d": find_spec("causal_conv1d") is not None}
 
 
+@dataclass
+class TrainGpuCheckFlags:
+    """The check's flags."""
+
+    completion_tokens: int | None = flag(type=int, help="tokens per completion (default 1,024; "
+                                         "--tiny 8)")
+    generations: int = flag(type=int, default=8)
+    only: list[str] | None = flag(choices=sorted(MODELS), action="append",
+                                  help="run this model only (repeatable; default both, 4B "
+                                  "first)")
+    tiny: bool = switch(help="CPU: the miniatures in fp32 through the same code path")
+    dry_run: bool = switch(help="what would be built and its estimate (meta device, no "
+                           "weights)")
+    max_generation_s: float = flag(type=float, default=120.0,
+                                   help="GPU: cap on each turn's generation, seconds (default "
+                                   "120)")
+    budget_s: float = flag(type=float, default=540.0,
+                           help="GPU: the whole check's time; caps shrink, models are skipped "
+                           "as it runs out (default 540)")
+    out: Path = flag(type=Path, default=RESULTS)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--completion-tokens", type=int, default=None,
-                        help="tokens per completion (default 1,024; --tiny 8)")
-    parser.add_argument("--generations", type=int, default=8)
-    parser.add_argument("--only", choices=sorted(MODELS), action="append",
-                        help="run this model only (repeatable; default both, 4B first)")
-    parser.add_argument("--tiny", action="store_true",
-                        help="CPU: the miniatures in fp32 through the same code path")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="what would be built and its estimate (meta device, no weights)")
-    parser.add_argument("--max-generation-s", type=float, default=120.0,
-                        help="GPU: cap on each turn's generation, seconds (default 120)")
-    parser.add_argument("--budget-s", type=float, default=540.0,
-                        help="GPU: the whole check's time; caps shrink, models are skipped "
-                             "as it runs out (default 540)")
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
+    args = parser_for(TrainGpuCheckFlags,
+                      description=__doc__.split("\n\n")[0]).parse_args(argv)
     keys = [k for k in MODELS if k in (args.only or MODELS)]
     tokens = args.completion_tokens or (8 if args.tiny else 1024)
 
