@@ -15,13 +15,14 @@ the margins between the two groups for each threshold. Writes
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from watercolour.cli.shared_flags import DEADLINE, OUT, SEED
 from watercolour.examples import load_examples
+from watercolour.flags import flag, parser_for
 from watercolour.gates import Expected, Floors, check, matches_expected
 from watercolour.gates import image as gate_image
 from watercolour.io import write_json_atomic
@@ -124,12 +125,18 @@ CASES: dict[str, tuple[str, str | None, str]] = {
 }
 
 
+@dataclass
+class CalibrationFlags:
+    """The calibration's flags."""
+
+    seed: int = flag(like=SEED, help="the render seed")
+    deadline: float = flag(like=DEADLINE, default=90.0, help="seconds a render may take")
+    out: Path = flag(like=OUT, default=RESULTS / "gate-calibration.json",
+                     help="the JSON file to write")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--deadline", type=float, default=90.0)
-    parser.add_argument("--out", type=Path, default=RESULTS / "gate-calibration.json")
-    args = parser.parse_args(argv)
+    args = parser_for(CalibrationFlags, description=__doc__.splitlines()[0]).parse_args(argv)
 
     cases = dict(CASES)
     for name, code in load_examples().items():

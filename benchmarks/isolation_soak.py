@@ -16,7 +16,6 @@ honest step, and writes ``benchmarks/results/isolation-soak-<date>.json``.
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import os
 import platform
@@ -27,12 +26,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from env_bench import reward_env, start_server
 
+from watercolour.cli.shared_flags import DEADLINE, OUT, POOL, SEED
 from watercolour.env import RemoteRewarder
 from watercolour.examples import load_examples
+from watercolour.flags import flag, parser_for
 from watercolour.io import write_json_atomic
 from watercolour.render import Renderer
 from watercolour.render.processes import family_rss_mb
@@ -125,18 +127,23 @@ def stop(process: subprocess.Popen) -> None:
         os.killpg(process.pid, signal.SIGKILL)
 
 
+@dataclass
+class SoakFlags:
+    """The soak's flags."""
+
+    steps: int = flag(type=int, default=500, help="steps of the mixed server (500)")
+    seed: int = flag(like=SEED, help="the sequence's seed (0)")
+    pool: str | None = flag(like=POOL, help="a pool folder: the judge-led mix against it "
+                            "(default: hps-only)")
+    deadline: float = flag(like=DEADLINE, default=15.0,
+                           help="render deadline in seconds on both servers (15)")
+    fresh_checks: int = flag(type=int, default=8, help="honest steps checked again in a fresh "
+                             "in-process browser (8)")
+    out: Path | None = flag(like=OUT, help="the JSON file to write")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=500, help="steps of the mixed server (500)")
-    parser.add_argument("--seed", type=int, default=0, help="the sequence's seed (0)")
-    parser.add_argument("--pool", default=None,
-                        help="a pool folder: the judge-led mix against it (default: hps-only)")
-    parser.add_argument("--deadline", type=float, default=15.0,
-                        help="render deadline in seconds on both servers (15)")
-    parser.add_argument("--fresh-checks", type=int, default=8,
-                        help="honest steps checked again in a fresh in-process browser (8)")
-    parser.add_argument("--out", type=Path, default=None, help="the JSON file to write")
-    args = parser.parse_args(argv)
+    args = parser_for(SoakFlags, description=__doc__.splitlines()[0]).parse_args(argv)
     env = {**reward_env(args.pool), "WATERCOLOUR_RENDER_WORKERS": "1",
            "WATERCOLOUR_RENDER_DEADLINE": str(args.deadline), "WATERCOLOUR_ENV_RENDER_CACHE": "0"}
     os.environ.update(env)  # the fresh-browser checks score as the servers do
