@@ -5,7 +5,7 @@ For Qwen3.5-4B, then Qwen3.5-35B-A3B if the budget allows (``--budget-s``, defau
 the check is meant to finish inside 8 minutes of device time, start-up aside):
 
 - the full-size model built with **random bf16 weights** from the shipped ``config.json``
-  (``src/watercolour/train/architectures/``, read by path: nothing of ``watercolour`` is
+  (``src/watercolour/models/architectures/``, read by path: nothing of ``watercolour`` is
   imported on the GPU, so TRL need not be there), as the class TRL loads for it;
 - for each context (``--contexts``, default 700 and 2,500 tokens: a prompt, and a prompt with
   a long sketch) and each kernel path (``reference``: transformers' PyTorch fallback;
@@ -64,7 +64,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
-ARCHITECTURES = ROOT / "src" / "watercolour" / "train" / "architectures"
+ARCHITECTURES = ROOT / "src" / "watercolour" / "models" / "architectures"
 MODELS: dict[str, tuple[str, str, str]] = {
     "4b": ("Qwen/Qwen3.5-4B", "Qwen3.5-4B", "builtin:mini-qwen3.5"),
     "35b": ("Qwen/Qwen3.5-35B-A3B", "Qwen3.5-35B-A3B", "builtin:mini-qwen3.5-moe"),
@@ -121,7 +121,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 def load_config(key: str, tiny: bool) -> Any:
     """The model's config: the shipped ``config.json`` read by path, or the miniature's."""
     if tiny:
-        from watercolour.train.miniature import miniature_config
+        from watercolour.models.miniature import miniature_config
 
         return miniature_config(MODELS[key][2])
     from transformers import AutoConfig

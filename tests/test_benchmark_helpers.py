@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from watercolour.train.tiny.sketches import compact_sketches
+from watercolour.models.tiny.sketches import compact_sketches
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 

@@ -81,7 +81,7 @@ def _spies(monkeypatch):
 
 @pytest.mark.slow
 def test_a_vision_policy_sees_its_render_in_generation_and_in_the_loss(tmp_path, monkeypatch):
-    from watercolour.train.miniature import build_miniature
+    from watercolour.models.miniature import build_miniature
     from watercolour.train.trainer import WatercolourGRPOTrainer, reward_config, train
     from watercolour.train.vision import vision_processor
 
@@ -177,13 +177,13 @@ def test_a_vision_policy_sees_its_render_in_generation_and_in_the_loss(tmp_path,
 def test_a_text_policy_is_unchanged_and_cannot_be_asked_to_see(tmp_path, monkeypatch):
     from transformers import AutoTokenizer
 
-    from watercolour.train.tiny import BUILTIN
+    from watercolour.models.registry import TINY_QWEN3
     from watercolour.train.trainer import reward_config, train
 
     torch.set_num_threads(2)
     seen = _spies(monkeypatch)
     out = tmp_path / "run"
-    run, training = parse_args(_argv(BUILTIN, out))
+    run, training = parse_args(_argv(TINY_QWEN3, out))
     summary = train(run, training, rewarder=FixedRender(reward_config(run)))
     assert summary["global_step"] == 1
     (_, turn1_fields), (_, turn2_fields) = seen["generate"]
@@ -197,13 +197,13 @@ def test_a_text_policy_is_unchanged_and_cannot_be_asked_to_see(tmp_path, monkeyp
     assert batch["completion_ids"][0][env].tolist() in (
         expected, [tokenizer.eos_token_id, *expected])
 
-    run, training = parse_args(_argv(BUILTIN, tmp_path / "again", "--show-render"))
+    run, training = parse_args(_argv(TINY_QWEN3, tmp_path / "again", "--show-render"))
     with pytest.raises(InputError, match="no vision policy"):
         train(run, training, rewarder=FixedRender(reward_config(run)))
 
 
 def test_a_picture_needs_a_processor():
-    from watercolour.train.tiny import build_placeholder_tokenizer
+    from watercolour.models.tiny.placeholder import build_tokenizer as build_placeholder_tokenizer
 
     with pytest.raises(InputError, match="processor"):
         environment_turn(build_placeholder_tokenizer(), "critique", image=object())

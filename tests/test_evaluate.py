@@ -64,7 +64,7 @@ def test_sampling_is_checked_and_builds_the_prompt():
 
 def test_policies_resolve_to_folders_adapters_and_hub_ids(tmp_path):
     from watercolour.errors import InputError
-    from watercolour.train.evaluate import Policy, resolve_policy
+    from watercolour.models.registry import Policy, resolve_policy
 
     assert resolve_policy("HuggingFaceTB/SmolLM2-135M-Instruct") == Policy(
         "HuggingFaceTB/SmolLM2-135M-Instruct", "HuggingFaceTB/SmolLM2-135M-Instruct")

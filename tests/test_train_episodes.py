@@ -26,7 +26,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 
 
 def test_the_environment_turn_is_the_user_message_and_the_next_assistant_header():
-    from watercolour.train.tiny import build_placeholder_tokenizer
+    from watercolour.models.tiny.placeholder import build_tokenizer as build_placeholder_tokenizer
 
     tokenizer = build_placeholder_tokenizer()
     ids = environment_turn_ids(tokenizer, "Paint covers 3% of the canvas.")
@@ -189,8 +189,8 @@ class ScriptedTrainer:
 
 
 def test_an_unavailable_turn_ends_its_episode_and_a_cut_off_turn_is_closed_by_the_env():
+    from watercolour.models.tiny.placeholder import build_tokenizer as build_placeholder_tokenizer
     from watercolour.train.episodes import EpisodeRollout
-    from watercolour.train.tiny import build_placeholder_tokenizer
 
     tokenizer = build_placeholder_tokenizer()
     prompt = [{"role": "user", "content": "Paint a peach hibiscus."}]

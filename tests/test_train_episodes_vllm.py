@@ -189,13 +189,13 @@ def _written(call, row: int) -> tuple[list[int], list[float]]:
 @pytest.mark.slow
 def test_two_turn_episodes_generate_through_the_vllm_engine(tmp_path, stand_in_vllm,
                                                             monkeypatch):
-    from watercolour.train.tiny import BUILTIN
+    from watercolour.models.registry import TINY_QWEN3
     from watercolour.train.trainer import reward_config, train
 
     torch.set_num_threads(2)
     batches = _batches(monkeypatch)
     out = tmp_path / "run"
-    run, training = parse_args(_argv(BUILTIN, out, "--num-generations", "4",
+    run, training = parse_args(_argv(TINY_QWEN3, out, "--num-generations", "4",
                                      "--per-device-batch-size", "4",
                                      "--gradient-accumulation-steps", "1",
                                      "--max-completion-length", "12", "--n-episodes", "4"))
@@ -327,7 +327,9 @@ class ScriptedVLLMTrainer:
                  short: bool = False) -> None:
         from collections import defaultdict
 
-        from watercolour.train.tiny import build_placeholder_tokenizer
+        from watercolour.models.tiny.placeholder import (
+            build_tokenizer as build_placeholder_tokenizer,
+        )
 
         self.processing_class = tokenizer = build_placeholder_tokenizer()
         self.eos_token_ids = [tokenizer.eos_token_id]

@@ -120,9 +120,9 @@ def vllm_target(name: str) -> str | None:
 def _merged_lora_model(name: str):
     from peft import get_peft_model
 
-    from watercolour.train.architectures import build_on_meta
+    from watercolour.models.architectures import build_on_meta
+    from watercolour.models.miniature import miniature_config
     from watercolour.train.config import parse_args
-    from watercolour.train.miniature import miniature_config
     from watercolour.train.plan import lora_config
 
     run, _ = parse_args(["--model", name, "--lora", "--all-linear"])

@@ -35,7 +35,7 @@ SHORT = [{"role": "user", "content": user_prompt()}]
 @pytest.fixture(scope="module")
 def talker(tmp_path_factory):
     """The builtin tiny Qwen3 imprinted with :data:`TALKER` (a few seconds)."""
-    from watercolour.train.tiny import build_tiny_qwen3
+    from watercolour.models.tiny import build_tiny_qwen3
 
     torch.set_num_threads(1)
     return build_tiny_qwen3(tmp_path_factory.mktemp("talker") / "m", seed=0,
@@ -99,8 +99,8 @@ def test_a_bare_opening_fence_does_not_stop_the_reply(tmp_path):
     the closing fence after the code."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    from watercolour.models.tiny import build_tiny_qwen3
     from watercolour.train.evaluate import Sampling, sample_chats
-    from watercolour.train.tiny import build_tiny_qwen3
 
     folder = build_tiny_qwen3(tmp_path / "m", seed=0, imprint_reply=BARE, imprint_steps=200,
                               prompt=SHORT)

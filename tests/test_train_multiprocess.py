@@ -67,7 +67,7 @@ per-device batch 1 x 2 processes), 12-token completions and the one-line prompt.
 def test_two_processes_train_one_step_and_write_once(tmp_path):
     import torch
 
-    from watercolour.train.miniature import build_miniature
+    from watercolour.models.miniature import build_miniature
 
     cache = tmp_path / "cache"
     env = {**os.environ, "WATERCOLOUR_CACHE": str(cache), "ACCELERATE_USE_CPU": "true",

@@ -20,7 +20,7 @@ def test_trl_drops_none_rewards_from_the_group(tmp_path):
     from datasets import Dataset
     from trl import GRPOConfig
 
-    from watercolour.train.tiny import build_tiny_qwen3
+    from watercolour.models.tiny import build_tiny_qwen3
 
     torch.set_num_threads(1)
     model = build_tiny_qwen3(tmp_path / "tiny")

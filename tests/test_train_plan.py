@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from watercolour.train.architectures import SHIPPED, architecture_config, build_on_meta
+from watercolour.models.architectures import SHIPPED, build_on_meta
+from watercolour.models.registry import architecture_config
 from watercolour.train.config import DENSE_TARGET_MODULES
 from watercolour.train.plan import lora_plan, memory_estimate
 
@@ -24,7 +25,7 @@ def moe_config():
 
 def test_shipped_configs_are_config_files_only():
     for name in SHIPPED.values():
-        folder = ROOT / "src/watercolour/train/architectures" / name
+        folder = ROOT / "src/watercolour/models/architectures" / name
         assert sorted(p.name for p in folder.iterdir()) == ["config.json"]
 
 

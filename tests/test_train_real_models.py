@@ -15,8 +15,8 @@ import pytest
 import torch
 from train_support import LengthRewarder
 
-from watercolour.train.miniature import MINIATURES, build_miniature, miniature_config
-from watercolour.train.qwen35 import CHAT_TEMPLATE, cached_tokenizer
+from watercolour.models.miniature import MINIATURES, build_miniature, miniature_config
+from watercolour.models.qwen35 import CHAT_TEMPLATE, cached_tokenizer
 
 pytestmark = [pytest.mark.slow]
 PLAN_KEYS = ("model_class", "layers_adapted", "layers_total", "layers_adapted_by_type",
@@ -90,7 +90,8 @@ def test_the_chat_template_opens_an_empty_think_block_without_thinking(tokenizer
     ("builtin:mini-qwen3.5-moe", "Qwen3_5MoeForConditionalGeneration", 4),
     ("builtin:mini-qwen3.5", "Qwen3_5ForConditionalGeneration", None)])
 def test_miniatures_keep_the_published_structure(name, cls, experts):
-    from watercolour.train.architectures import architecture_config, model_class
+    from watercolour.models.architectures import model_class
+    from watercolour.models.registry import architecture_config
 
     config = miniature_config(name)
     published = architecture_config(MINIATURES[name])
@@ -127,7 +128,7 @@ def test_the_published_recipe_rehearses_on_its_miniature(recipe, cache, tokenize
                                                          monkeypatch, capsys):
     from peft import PeftModel
 
-    from watercolour.train.architectures import model_class
+    from watercolour.models.architectures import model_class
     from watercolour.train.config import parse_args
     from watercolour.train.plan import describe_adapters
     from watercolour.train.trainer import reward_config, train

@@ -16,7 +16,7 @@ SHORT_PROMPT = [{"role": "user", "content": user_prompt()}]
 
 def imprinted_model(folder: Path) -> Path:
     """The builtin tiny Qwen3, trained for a few seconds to answer with :data:`REPLY`."""
-    from watercolour.train.tiny import build_tiny_qwen3
+    from watercolour.models.tiny import build_tiny_qwen3
 
     return build_tiny_qwen3(folder, seed=0, imprint_reply=REPLY, imprint_steps=150,
                             prompt=SHORT_PROMPT)

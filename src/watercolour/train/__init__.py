@@ -9,12 +9,10 @@ published names as aliases + ours), :mod:`~watercolour.train.trainer` (the run a
 leaves in ``--out``), :mod:`~watercolour.train.reward_source` (in-process or environment
 rewards, never raising; the per-step metrics), :mod:`~watercolour.train.rollouts` (every
 rollout, crash-safe), :mod:`~watercolour.train.metrics` (``metrics.csv``),
-:mod:`~watercolour.train.architectures` (shipped configs, the class TRL loads on ``meta``),
 :mod:`~watercolour.train.plan` (the LoRA plan, the memory estimate, the weights-fit check),
-:mod:`~watercolour.train.qwen35` (the exact Qwen3.5 tokenizer, offline, with a chat template),
-:mod:`~watercolour.train.miniature` (random-weight miniatures of the published classes),
-:mod:`~watercolour.train.hub` (the upload folder), :mod:`~watercolour.train.tiny` (the
-builtin tiny Qwen3). The reproduction's published curves are in :mod:`watercolour.analysis`.
+:mod:`~watercolour.train.hub` (the upload folder), :mod:`~watercolour.train.tiny` (the tiny
+painter's experiments). The models trained, by name, are :mod:`watercolour.models`'s; the
+reproduction's published curves are in :mod:`watercolour.analysis`.
 """
 
 from watercolour.train.config import RunArguments, TrainArguments, parse_args

@@ -66,12 +66,12 @@ from trl import GRPOConfig, ModelConfig, TrlParser
 from watercolour import settings
 from watercolour.errors import InputError
 from watercolour.gates import GateConfig
+from watercolour.models.registry import BUILTINS
 from watercolour.prompt import DEFAULT_SUBJECT
 from watercolour.render.config import RenderConfig
 from watercolour.rewards.config import DEFAULT_POOL, RewardConfig
 from watercolour.rewards.curriculum import DEFAULT_SCHEDULE, ReferencesSchedule
 from watercolour.rewards.mix import DEFAULT_MIX, PRESETS, Mix
-from watercolour.train.builtin_models import BUILTINS
 
 DENSE_TARGET_MODULES: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj",
                                          "gate_proj", "up_proj", "down_proj")
@@ -418,7 +418,7 @@ class _Help(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpF
 
 
 READ_BY_TRAINING = ("RenderConfig", "GateConfig", "Mix", "RewardConfig", "JudgeKey",
-                    "WarmStartConfig")
+                    "ModelCache", "WarmStartConfig")
 """The configurations whose variables a training run reads (not the server's, nor the book's)."""
 
 

@@ -2,9 +2,10 @@
 reward a run uses (gate, length, judge, scorer under a mix), and summarise: the gate-pass
 rate, why the gate rejected, the reward's mean and spread, and a contact sheet.
 
-A policy is a builtin name (:data:`watercolour.train.builtin_models.BUILTINS`), a Hub id, a
+A policy is a name of :data:`watercolour.models.registry.MODELS` (a builtin), a Hub id, a
 local model folder, or an adapter folder (PEFT's ``adapter_config.json``, as a run's
-``final/`` with ``--lora``) loaded over its base.
+``final/`` with ``--lora``) loaded over its base: the registry resolves and loads it
+(:func:`watercolour.models.registry.resolve_policy`, ``load_policy``).
 
     watercolour evaluate builtin:smollm2-135m-instruct --samples 8 --json
     watercolour evaluate runs/tiny/final --recipe tiny-cpu --samples 32 --out eval.json
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import collections
 import io
-import json
 import statistics
 import time
 from collections.abc import Iterable, Sequence
@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from watercolour.errors import InputError
+from watercolour.models.registry import Policy, load_policy, resolve_policy
 from watercolour.prompt import DEFAULT_SUBJECT, messages, user_prompt
 
 PROMPTS = ("full", "short")
@@ -77,57 +78,6 @@ def all_violations(violation_lists: Iterable[Sequence[str] | None]) -> dict[str,
     for vs in violation_lists:
         counts.update({str(v).split(":")[0] for v in vs or ()})
     return dict(counts.most_common())
-
-
-# ---------------------------------------------------------------- the policy
-
-
-@dataclass
-class Policy:
-    """Where a policy's weights are: ``model`` (a folder or Hub id) and, for an adapter,
-    ``adapter`` (its folder) over ``model``."""
-
-    name: str
-    model: str
-    adapter: str | None = None
-
-
-def resolve_policy(name: str) -> Policy:
-    """A builtin (built or converted the first time, then cached), an adapter folder over its
-    base (itself resolved), a local model folder, or a Hub id."""
-    from watercolour.train.builtin_models import resolve_builtin
-
-    builtin = resolve_builtin(name)
-    if builtin is not None:
-        return Policy(name, builtin)
-    path = Path(name)
-    if (path / "adapter_config.json").is_file():
-        config = json.loads((path / "adapter_config.json").read_text(encoding="utf-8"))
-        base = config.get("base_model_name_or_path")
-        if not base:
-            raise InputError(f"{path}/adapter_config.json names no base model")
-        return Policy(name, resolve_policy(base).model, str(path))
-    if path.exists() and not (path / "config.json").is_file():
-        raise InputError(f"{path} is neither a model folder (config.json) nor an adapter "
-                         "folder (adapter_config.json)")
-    return Policy(name, str(path) if path.exists() else name)
-
-
-def load_policy(policy: Policy) -> tuple[Any, Any]:
-    """The model (eval mode; PEFT's over its base for an adapter) and its tokenizer (the
-    adapter folder's when it has one, else the base's)."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    source = policy.model
-    if policy.adapter and (Path(policy.adapter) / "tokenizer_config.json").is_file():
-        source = policy.adapter
-    tokenizer = AutoTokenizer.from_pretrained(source)
-    model = AutoModelForCausalLM.from_pretrained(policy.model)
-    if policy.adapter:
-        from peft import PeftModel
-
-        model = PeftModel.from_pretrained(model, policy.adapter)
-    return model.eval(), tokenizer
 
 
 def sample_replies(model: Any, tokenizer: Any, sampling: Sampling) -> list[str]:

@@ -228,7 +228,8 @@ def describe(model_name: str, lora: Any, completion_tokens: int, micro_batch: in
              dtype: str = "bfloat16") -> dict[str, Any] | None:
     """The LoRA plan (``lora``: the run's ModelConfig, or target modules) + memory estimate
     (weights in the load ``dtype``) of a model known here (None when it is not)."""
-    from watercolour.train.architectures import architecture_config, build_on_meta
+    from watercolour.models.architectures import build_on_meta
+    from watercolour.models.registry import architecture_config
 
     config = architecture_config(model_name)
     if config is None:
@@ -246,7 +247,8 @@ def describe(model_name: str, lora: Any, completion_tokens: int, micro_batch: in
 def parameter_count(model_name: str) -> int | None:
     """Parameters of the model TRL would load for ``model_name`` (built on ``meta``; None
     when the architecture is not known here)."""
-    from watercolour.train.architectures import architecture_config, build_on_meta
+    from watercolour.models.architectures import build_on_meta
+    from watercolour.models.registry import architecture_config
 
     config = architecture_config(model_name)
     if config is None:
@@ -328,7 +330,7 @@ def check_vllm_fit(model_name: str, dtype: Any, *, share: float, max_model_lengt
     weights take more than half the GPU (the engine then frees its memory while the trainer
     steps). None when the architecture is not known here."""
     from watercolour.errors import InputError
-    from watercolour.train.architectures import architecture_config
+    from watercolour.models.registry import architecture_config
 
     config = architecture_config(model_name)
     params = parameter_count(model_name)

@@ -43,8 +43,8 @@ from trl import ModelConfig, SFTConfig, TrlParser
 
 from watercolour.errors import InputError
 from watercolour.io import save_model_folder, write_json_atomic
+from watercolour.models.registry import BUILTINS, SMOLLM2
 from watercolour.pool.schema import DEFAULT_POOL
-from watercolour.train.builtin_models import BUILTINS, SMOLLM2
 from watercolour.train.config import (
     ALL_LINEAR,
     DTYPES,
@@ -215,9 +215,9 @@ def _tokenizer(sft: SftArguments, folder: str | None) -> tuple[Any, str]:
                                              local_files_only=True), f"{name} (cached)"
     except Exception as err:
         if "qwen3.5" in name.lower() or "qwen3_5" in name.lower():
-            from watercolour.train.qwen35 import cached_tokenizer
+            from watercolour.models.qwen35 import cached_tokenizer
 
-            return cached_tokenizer(), "the offline Qwen3.5 tokenizer (watercolour.train.qwen35)"
+            return cached_tokenizer(), "the offline Qwen3.5 tokenizer (watercolour.models.qwen35)"
         raise InputError(f"{name}: its tokenizer is not cached here ({type(err).__name__}); "
                          "a dry run does not download") from None
 
@@ -283,7 +283,8 @@ def spread(values: list[int]) -> dict[str, float] | None:
 def trainable(sft: SftArguments, model: str) -> dict[str, Any] | None:
     """Trainable and total parameters, built on the meta device (None when the architecture
     is not known here)."""
-    from watercolour.train.architectures import architecture_config, build_on_meta
+    from watercolour.models.architectures import build_on_meta
+    from watercolour.models.registry import architecture_config
     from watercolour.train.plan import has_vision_tower, lora_plan
 
     config = architecture_config(model)
@@ -303,12 +304,12 @@ def trainable(sft: SftArguments, model: str) -> dict[str, Any] | None:
 def dry_run(sft: SftArguments, training: SftTrainArguments) -> dict[str, Any]:
     """The examples, their tokens and the trainable parameters; no weights loaded (a
     builtin is resolved: a cached folder, or tiny-qwen3 built in a scratch folder)."""
-    from watercolour.train.builtin_models import resolve_builtin
+    from watercolour.models.registry import resolve
 
     with tempfile.TemporaryDirectory(prefix="sft-dry-") as scratch:
-        folder = resolve_builtin(sft.model_name_or_path, scratch, seed=training.seed)
-        if folder is None and Path(sft.model_name_or_path).is_dir():
-            folder = sft.model_name_or_path
+        folder: str | None = resolve(sft.model_name_or_path, scratch, seed=training.seed)
+        if not Path(folder).is_dir():  # a Hub id: its tokenizer from the Hub's cache
+            folder = None
         tokenizer, source = _tokenizer(sft, folder)
         examples = examples_for(sft, tokenizer)
         whole = example_tokens(examples.rows, tokenizer)
@@ -352,11 +353,11 @@ def train(sft: SftArguments, training: SftTrainArguments, *, log: Any = print
     from transformers import AutoTokenizer
     from trl import SFTTrainer
 
+    from watercolour.models.registry import resolve
     from watercolour.train.trainer import (
         last_checkpoint,
         lora_config,
         quantization_config,
-        resolve_model,
         versions,
     )
 
@@ -376,7 +377,7 @@ def train(sft: SftArguments, training: SftTrainArguments, *, log: Any = print
         raise InputError(f"{out} already holds a run: add --resume, or choose another --out")
     main = training.process_index == 0
     with training.main_process_first(local=False, desc="building the model"):
-        model = resolve_model(sft, out, training.seed)  # type: ignore[arg-type]
+        model = resolve(sft.model_name_or_path, out, training.seed)
     tokenizer = AutoTokenizer.from_pretrained(model, revision=sft.model_revision)
     examples = examples_for(sft, tokenizer)
     log(f"{examples.counts['kept']} examples ({examples.counts['selected']} of tiers "

@@ -66,7 +66,7 @@ def headline(record: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from watercolour.cli.gate import LazyRenderer
+    from watercolour.render import Renderer
     from watercolour.rewards import Rewarder
     from watercolour.train.evaluate import reward_config
 
@@ -91,12 +91,9 @@ def main(argv: list[str] | None = None) -> int:
                         temperature=args.temperature, top_p=args.top_p, prompt=args.prompt,
                         batch=args.batch)
     config, _ = reward_config(args.mix, args.pool, args.gate_mode)
-    renderer = LazyRenderer()
-    try:
+    with Renderer() as renderer:
         record = compare({"before": args.before, "after": args.after}, sampling,
                          Rewarder(config, renderer=renderer), args.out)
-    finally:
-        renderer.close()
     print(headline(record), file=sys.stdout)
     return 0
 

@@ -46,6 +46,7 @@ from trl import GRPOTrainer
 
 from watercolour.errors import InputError
 from watercolour.io import write_json_atomic
+from watercolour.models.registry import resolve
 from watercolour.train.config import (
     DENSE_TARGET_MODULES,
     RunArguments,
@@ -54,14 +55,6 @@ from watercolour.train.config import (
 )
 from watercolour.train.metrics import MetricsCSV
 from watercolour.train.rollouts import RolloutLog
-from watercolour.train.tiny import (
-    BUILTIN,
-    BUILTIN_PAINTER,
-    BUILTIN_REVISER,
-    build_tiny_qwen3,
-    painter_config,
-    warm_start,
-)
 
 VERSIONED = ("torch", "transformers", "trl", "peft", "accelerate", "datasets",
              "huggingface_hub", "trackio", "watercolour")
@@ -235,23 +228,6 @@ def dataset(run: RunArguments) -> Any:
     return Dataset.from_list([row] * run.n_episodes)
 
 
-def resolve_model(run: RunArguments, out: Path, seed: int) -> str:
-    """A loadable model path or id (the builtin tiny Qwen3 is built into ``OUT``; the tiny
-    painter and the Qwen3.5 miniatures come from their cache, built there the first time)."""
-    from watercolour.train.builtin_models import SMOLLM2, build_smollm2
-    from watercolour.train.miniature import MINIATURES, build_miniature
-
-    if run.model_name_or_path == SMOLLM2:
-        return str(build_smollm2())
-    if run.model_name_or_path in (BUILTIN_PAINTER, BUILTIN_REVISER):
-        return str(warm_start(painter_config(run.model_name_or_path)))
-    if run.model_name_or_path in MINIATURES:
-        return str(build_miniature(run.model_name_or_path))
-    if run.model_name_or_path == BUILTIN:
-        return str(build_tiny_qwen3(out / "builtin-tiny-qwen3", seed=seed))
-    return run.model_name_or_path
-
-
 def lora_config(run: RunArguments, model: str | None = None) -> Any:
     """PEFT's LoraConfig of the run (None without ``--lora``/``--use_peft``): TRL's
     ``get_peft_config`` of the run's ModelConfig fields, the vision tower excluded unless
@@ -322,7 +298,7 @@ def show_render_plan(run: RunArguments) -> bool | None:
     tell without loading anything (None: one turn, or a model not known here)."""
     if run.turns <= 1:
         return None
-    from watercolour.train.architectures import architecture_config
+    from watercolour.models.registry import architecture_config
     from watercolour.train.vision import has_vision_class, shows_render
 
     config = architecture_config(run.model_name_or_path)
@@ -500,7 +476,8 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
             f"the {fits['free_gib']} GiB free: the weights fit, a step may not")
 
     with training.main_process_first(local=False, desc="building the model"):
-        model = resolve_model(run, out, training.seed)  # a builtin is built (cached) once
+        # a builtin is built once (cached; the tiny Qwen3 into OUT), a Hub id or folder as is
+        model = resolve(run.model_name_or_path, out, training.seed)
     from transformers import AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(model, revision=run.model_revision)

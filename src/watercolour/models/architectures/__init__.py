@@ -1,11 +1,10 @@
-"""Model architectures known without their weights: the shipped ``config.json`` of the
-reproduction's policies, the builtin tiny Qwen3, or a local model folder; and the model built
-from one on PyTorch's ``meta`` device (shapes only, no memory, no download).
+"""The architectures of the reproduction's policies without their weights: their shipped
+``config.json`` (see ``README.md`` beside this file for where each value came from), and the
+model built from a config on PyTorch's ``meta`` device (shapes only, no memory, no download).
+A name's config, whatever it names, is :func:`watercolour.models.registry.architecture_config`.
 
 The model is the class TRL loads (:func:`model_class`: the one the config's ``architectures``
 names), so for Qwen3.5 the multimodal class with its vision tower, not the text-only causal LM.
-
-Shipped (config files only, see ``README.md`` beside this file for where each value came from):
 
 =======================  ===========================================================
 ``Qwen/Qwen3.5-4B``      32 layers (24 linear-attention + 8 full-attention), hidden 2560
@@ -32,24 +31,13 @@ def shipped_config_dir(model: str) -> Path | None:
     return HERE / name if name else None
 
 
-def architecture_config(model: str) -> Any | None:
-    """A transformers config for ``model`` without downloading anything: shipped, builtin
-    (the tiny Qwen3, the Qwen3.5 miniatures), or a local folder's ``config.json``; None when it
-    is not known here."""
+def shipped_config(model: str) -> Any:
+    """The transformers config of the shipped ``model`` (one of :data:`SHIPPED`)."""
     from transformers import AutoConfig
 
-    from watercolour.train.miniature import MINIATURES, miniature_config
-    from watercolour.train.tiny import BUILTIN, tiny_config
-
-    if model == BUILTIN:
-        return tiny_config()
-    if model in MINIATURES:
-        return miniature_config(model)
     folder = shipped_config_dir(model)
-    if folder is None and (Path(model) / "config.json").is_file():
-        folder = Path(model)
     if folder is None:
-        return None
+        raise KeyError(f"no shipped config for {model!r}: one of {', '.join(SHIPPED)}")
     return AutoConfig.from_pretrained(str(folder))
 
 

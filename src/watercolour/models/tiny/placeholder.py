@@ -14,7 +14,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-BUILTIN = "builtin:tiny-qwen3"
 VOCAB = 512
 CHAT_TEMPLATE = (
     "{% for message in messages %}<|im_start|>{{ message['role'] }}\n{{ message['content'] }}"
@@ -30,6 +29,11 @@ def tiny_config(vocab_size: int = VOCAB, hidden: int = 64, layers: int = 2) -> A
                        num_hidden_layers=layers, num_attention_heads=4, num_key_value_heads=2,
                        head_dim=hidden // 4, max_position_embeddings=4096,
                        tie_word_embeddings=True, pad_token_id=0, bos_token_id=1, eos_token_id=2)
+
+
+def architecture(name: str = "") -> Any:
+    """The registry's config of ``builtin:tiny-qwen3`` (:func:`tiny_config`'s default)."""
+    return tiny_config()
 
 
 def _corpus(extra: list[str]) -> list[str]:
@@ -75,6 +79,12 @@ def build_tiny_qwen3(folder: str | os.PathLike[str], seed: int = 0,
     model.save_pretrained(target)
     tokenizer.save_pretrained(target)
     return target
+
+
+def build(name: str, folder: str | os.PathLike[str], seed: int = 0) -> Path:
+    """The registry's builder of ``builtin:tiny-qwen3``: :func:`build_tiny_qwen3` into
+    ``folder`` (a run's, not cached) from the run's ``seed``."""
+    return build_tiny_qwen3(folder, seed=seed)
 
 
 def imprint(model: Any, tokenizer: Any, reply: str, steps: int = 150, lr: float = 5e-3,

@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from watercolour.io import write_json_atomic
+from watercolour.models.registry import TINY_PAINTER, cache_folder
+from watercolour.models.tiny.sketches import CompactSketch, compact_sketch
 from watercolour.pool.procedural.plan import WEAK_VARIANTS
 from watercolour.prompt import user_prompt
-from watercolour.train.tiny.sketches import CompactSketch, compact_sketch
 
 SEED_OFFSET = 100_000
 """Revision seeds start here: their sketches are not the warm start's plain ones (seeds
@@ -90,7 +91,7 @@ def revision_critiques(n: int, cache_dir: str | Path, log: Any = print) -> list[
     """``{"seed", "variant", "critique", "passed", "paint_fraction", "n_shapes"}`` of the
     first ``n`` pairs' flawed sketches: from the cache, else rendered in one browser (each
     with its own seed, so the set is deterministic) and cached atomically."""
-    path = Path(cache_dir) / "tiny-painter" / "revisions" / f"{revisions_key(n)}.json"
+    path = cache_folder(TINY_PAINTER, cache_dir) / "revisions" / f"{revisions_key(n)}.json"
     if path.is_file():
         return json.loads(path.read_text())["critiques"]
     from watercolour.render import Renderer

@@ -2,9 +2,10 @@
 trained on compact sketches, then supervised fine-tuning with TRL's ``SFTTrainer`` on
 (request, fenced sketch) pairs across the painter's subjects, and with ``revisions`` > 0
 revision examples too (:mod:`.revisions`: a flawed sketch and the critique of its render, then
-the repaired sketch). Cached: built once per
-configuration under ``WATERCOLOUR_CACHE`` and rebuilt when any of its settings (or the data
-they generate) change.
+the repaired sketch). Cached: built once per configuration in the tiny painter's folder of the
+model cache (:data:`watercolour.models.registry.MODELS`: ``tiny-painter/<key>`` under
+``WATERCOLOUR_CACHE``) and rebuilt when any of its settings (or the data they generate)
+change.
 
 >>> folder = warm_start(WarmStartConfig())   # ~20 minutes on 2 cores the first time
 """
@@ -17,27 +18,25 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from watercolour import settings
 from watercolour.io import write_json_atomic
+from watercolour.models.registry import TINY_PAINTER, TINY_REVISER, cache_folder, cache_root
+from watercolour.models.tiny.sketches import compact_sketches
+from watercolour.models.tiny.tokenizer import PRE_SPLIT, build_tokenizer
 from watercolour.prompt import user_prompt
-from watercolour.train.tiny.sketches import compact_sketches
-from watercolour.train.tiny.tokenizer import PRE_SPLIT, build_tokenizer
 
-BUILTIN_PAINTER = "builtin:tiny-painter"
-"""The model name a recipe gives for this warm start."""
-BUILTIN_REVISER = "builtin:tiny-painter-revise"
-"""The warm start with revision examples (``revisions``: :data:`REVISER_REVISIONS` unless
-``WATERCOLOUR_TINY_REVISIONS`` says how many)."""
 REVISER_REVISIONS = 300
-"""Revision examples of :data:`BUILTIN_REVISER` by default (~300 renders, once)."""
+"""Revision examples of ``builtin:tiny-painter-revise`` by default (~300 renders, once)."""
 
 
-def default_cache() -> str:
-    return str(Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "watercolour")
+def read_cache_dir(environ: Mapping[str, str]) -> str:
+    """The model cache's root in ``environ`` (:func:`watercolour.models.registry.cache_root`)."""
+    return str(cache_root(environ))
 
 
 @dataclass
@@ -45,11 +44,9 @@ class WarmStartConfig:
     """Everything that decides the warm start (all of it goes into the cache key)."""
 
     cache_dir: str = settings.setting(
-        default_factory=default_cache, env="WATERCOLOUR_CACHE",
-        shown="`$XDG_CACHE_HOME/watercolour`, else `~/.cache/watercolour`",
-        help="where built models are kept: the tiny painter's warm starts (one folder per "
-        "configuration), the builtin miniatures and tokenizers; and the pool-fitted judge's "
-        "fits (judge/, unless WATERCOLOUR_JUDGE_CACHE says otherwise)")
+        default_factory=lambda: str(cache_root()), reader=read_cache_dir,
+        help="the model cache the warm start is kept under (its tiny-painter/ folder): "
+        "ModelCache's, WATERCOLOUR_CACHE")
     sketches: int = settings.setting(3000, env="WATERCOLOUR_TINY_SKETCHES", positive=True,
                                      help="compact training sketches (seeds 0..N-1)")
     vocab_size: int = settings.setting(2048, positive=True, help="BPE vocabulary")
@@ -81,7 +78,7 @@ class WarmStartConfig:
         record = {k: v for k, v in asdict(self).items() if k not in ("cache_dir", "threads")}
         data = [s.reply() for s in compact_sketches(self.sketches)]
         if self.revisions:  # 0: the key the warm starts had before revisions
-            from watercolour.train.tiny.revisions import revisions_key
+            from watercolour.models.tiny.revisions import revisions_key
 
             data.append(revisions_key(self.revisions))
         else:
@@ -91,7 +88,7 @@ class WarmStartConfig:
 
     def folder(self, key: str | None = None) -> Path:
         """Where this configuration's warm start is kept (``key``: :meth:`key`, if known)."""
-        return Path(self.cache_dir) / "tiny-painter" / (key or self.key())
+        return cache_folder(TINY_PAINTER, self.cache_dir) / (key or self.key())
 
 
 def model_config(vocab_size: int, hidden: int = 256, layers: int = 4, heads: int = 4) -> Any:
@@ -105,11 +102,11 @@ def model_config(vocab_size: int, hidden: int = 256, layers: int = 4, heads: int
                        pad_token_id=0, bos_token_id=1, eos_token_id=2)
 
 
-def painter_config(name: str = BUILTIN_PAINTER) -> WarmStartConfig:
+def painter_config(name: str = TINY_PAINTER) -> WarmStartConfig:
     """The warm start the builtin ``name`` stands for, from the environment
-    (:data:`BUILTIN_REVISER`: with :data:`REVISER_REVISIONS` revisions unless set)."""
+    (``builtin:tiny-painter-revise``: with :data:`REVISER_REVISIONS` revisions unless set)."""
     config = WarmStartConfig.from_env()
-    if name == BUILTIN_REVISER and not config.revisions:
+    if name == TINY_REVISER and not config.revisions:
         config.revisions = REVISER_REVISIONS
     return config
 
@@ -127,7 +124,7 @@ def training_rows(config: WarmStartConfig, log: Any = print) -> list[dict[str, A
     are rendered once and cached under ``config.cache_dir``."""
     rows = sft_rows(config.sketches)
     if config.revisions:
-        from watercolour.train.tiny.revisions import revision_rows
+        from watercolour.models.tiny.revisions import revision_rows
 
         rows += revision_rows(config.revisions, config.cache_dir, log)
     return rows
@@ -191,3 +188,10 @@ def warm_start(config: WarmStartConfig, log: Any = print) -> Path:
     log(f"tiny painter: warm start built in {record['seconds']} s, final loss "
         f"{losses[-1] if losses else float('nan'):.3f}")
     return target
+
+
+def build(name: str, folder: str | os.PathLike[str], seed: int = 0) -> Path:
+    """The registry's builder of the tiny painters: the warm start :func:`painter_config` gives
+    ``name``, kept in :meth:`WarmStartConfig.folder` (under ``folder``: both are the model
+    cache's ``tiny-painter/``; ``seed``: unused, the configuration's own is in its key)."""
+    return warm_start(painter_config(name))

@@ -25,17 +25,16 @@ from typing import Any
 
 from watercolour.errors import InputError
 from watercolour.io import write_json_atomic
+from watercolour.models.registry import Policy, load_policy
+from watercolour.models.tiny.sketches import compact_sketches
 from watercolour.prompt import DEFAULT_SUBJECT
 from watercolour.train.evaluate import (
-    Policy,
     Sampling,
-    load_policy,
     rejection_reasons,
     score_replies,
     summarise,
 )
 from watercolour.train.evaluate import sample_replies as sample_policy
-from watercolour.train.tiny.sketches import compact_sketches
 
 __all__ = ["evaluate_model", "main", "rejection_reasons", "sample_replies", "sampling",
            "untrained_copy"]
@@ -106,21 +105,21 @@ def sampling(recipe: str | None, temperature: float | None = None,
 def recipe_painter(recipe: str | None) -> str:
     """The builtin tiny painter ``recipe`` starts from (``tiny-revise``: the one that learned
     revisions), else the plain one."""
-    from watercolour.train.tiny.warm_start import BUILTIN_PAINTER, BUILTIN_REVISER
+    from watercolour.models.registry import TINY_PAINTER, TINY_REVISER
 
     if recipe is None:
-        return BUILTIN_PAINTER
+        return TINY_PAINTER
     from watercolour.train.config import parse_args
 
     run, _ = parse_args(["--config", recipe])
     return run.model_name_or_path if run.model_name_or_path in (
-        BUILTIN_PAINTER, BUILTIN_REVISER) else BUILTIN_PAINTER
+        TINY_PAINTER, TINY_REVISER) else TINY_PAINTER
 
 
 def main(argv: list[str] | None = None) -> int:
+    from watercolour.models.tiny.warm_start import painter_config
     from watercolour.render import Renderer
     from watercolour.rewards import Mix, RewardConfig, Rewarder
-    from watercolour.train.tiny.warm_start import painter_config
 
     parser = argparse.ArgumentParser(prog="python -m watercolour.train.tiny.evaluate",
                                      description=__doc__.split("\n\n")[0])
