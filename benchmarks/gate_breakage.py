@@ -82,7 +82,7 @@ class GateBreakageFlags:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from watercolour.train.tiny.warm_start import WarmStartConfig
+    from watercolour.models.tiny.warm_start import WarmStartConfig
 
     parser = parser_for(GateBreakageFlags, description=__doc__.splitlines()[0])
     args = parser.parse_args(argv)

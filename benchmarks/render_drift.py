@@ -1,6 +1,6 @@
 """Does a warm browser slow down as it renders? Two renderers side by side, one never
 recycled and one recycled every ``--recycle`` renders, take turns rendering the same
-sequence of the tiny painter's training sketches (``watercolour.train.tiny.sketches``, the
+sequence of the tiny painter's training sketches (``watercolour.models.tiny.sketches``, the
 code the tiny painter learns to write); per render: seconds and the browser's resident memory.
 
 Taking turns puts both under the same machine load and the same sketches, so the ratios of
@@ -26,9 +26,9 @@ from pathlib import Path
 from watercolour.cli.shared_flags import OUT
 from watercolour.flags import flag, parser_for
 from watercolour.io import write_json_atomic
+from watercolour.models.tiny.sketches import compact_sketches
 from watercolour.render import Renderer
 from watercolour.render.processes import browser_rss_mb
-from watercolour.train.tiny.sketches import compact_sketches
 
 RESULTS = Path(__file__).resolve().parent / "results"
 TARGET_MEAN_RATIO = 1.0  # never-recycled mean / recycled mean (restarts included): >= this

@@ -3,10 +3,10 @@
 For each of Qwen3.5-4B (``smoke-4b``) and Qwen3.5-35B-A3B (``full-35b``):
 
 - the full-size model built with **random weights** from the shipped ``config.json``
-  (``watercolour/train/architectures/``) as the class TRL really loads for it
+  (``watercolour/models/architectures/``) as the class TRL really loads for it
   (``Qwen3_5ForConditionalGeneration``, ``Qwen3_5MoeForConditionalGeneration``: vision tower
   included), in the dtype the recipe loads (bf16), on the GPU;
-- the exact Qwen3.5 tokenizer (offline, :mod:`watercolour.train.qwen35`) and the recipe's
+- the exact Qwen3.5 tokenizer (offline, :mod:`watercolour.models.qwen35`) and the recipe's
   prompt;
 - LoRA as the recipe says (all-linear, r 16, vision tower excluded: the run's own
   ``lora_config``), gradient checkpointing, the recipe's optimiser and sampling;
@@ -150,7 +150,8 @@ def build_random(model: str, dtype: str, device: str) -> Any:
     as the class TRL loads for it, in ``dtype``, built directly on ``device``."""
     import torch
 
-    from watercolour.train.architectures import architecture_config, model_class
+    from watercolour.models.architectures import model_class
+    from watercolour.models.registry import architecture_config
 
     config = architecture_config(model)
     if config is None:
@@ -185,9 +186,9 @@ def episode_parts(run: Any, folder: Path) -> dict[str, Any]:
     """The trainer's arguments for a run of episodes (``run.turns`` > 1) on the stand-in
     source: the policy's processor (its config and the exact tokenizer written to
     ``folder``: no weights), the episode reward and TRL's ``rollout_func``."""
-    from watercolour.train.architectures import architecture_config
+    from watercolour.models.qwen35 import cached_tokenizer
+    from watercolour.models.registry import architecture_config
     from watercolour.train.episodes import EpisodeRollout
-    from watercolour.train.qwen35 import cached_tokenizer
     from watercolour.train.reward_source import GuardedRewarder
     from watercolour.train.trainer import reward_config
     from watercolour.train.vision import vision_processor
@@ -212,7 +213,7 @@ def grpo_step(key: str, work: Path, *, generations: int, completion_tokens: int,
     docstring); the measurements."""
     import torch
 
-    from watercolour.train.qwen35 import cached_tokenizer
+    from watercolour.models.qwen35 import cached_tokenizer
     from watercolour.train.trainer import WatercolourGRPOTrainer, dataset, lora_config
 
     record = plan(key, generations=generations, completion_tokens=completion_tokens,
