@@ -35,7 +35,7 @@ class Layer:
 
 LAYERS = (
     # Bottom first. The base modules know nothing of the pipeline; they may import each other.
-    Layer(("errors", "settings", "io", "jsonl", "javascript", "lazy", "retry",
+    Layer(("errors", "settings", "cache", "io", "jsonl", "javascript", "lazy", "retry",
            "openai_compat", "examples", "flags", "results")),
     Layer(("render",)),
     Layer(("gates", "prompt"), independent=True),  # the checks; the system prompt

@@ -12,18 +12,16 @@ from pathlib import Path
 import pytest
 
 from watercolour import settings
+from watercolour.cache import ModelCache, cache_root
 from watercolour.errors import InputError
-from watercolour.models import registry
 from watercolour.models.registry import (
     BUILTIN,
     BUILTINS,
     MODELS,
     TINY_PAINTER,
     TINY_QWEN3,
-    ModelCache,
     architecture_config,
     cache_folder,
-    cache_root,
     lookup,
     resolve,
     resolve_policy,
@@ -133,11 +131,15 @@ def test_the_cache_root_follows_watercolour_cache_through_its_one_setting(tmp_pa
     assert WarmStartConfig(sketches=4).cache_dir == str(tmp_path / "here")
 
     # declared once (the variables' table names its one field), and named as a literal by no
-    # other module of the zoo or of training: they read it through cache_root
+    # other module: the zoo, training and the judge's cache read it through cache_root
     rows = [row for row in settings.variables() if row[0] == "WATERCOLOUR_CACHE"]
     assert [row[1] for row in rows] == ["ModelCache.cache_dir"]
     literal = re.compile(r"""["']WATERCOLOUR_CACHE["']""")
-    naming = sorted(str(p.relative_to(SRC)) for folder in ("models", "train")
-                    for p in (SRC / folder).rglob("*.py") if literal.search(p.read_text()))
-    assert naming == ["models/registry.py"]
-    assert registry.ModelCache is ModelCache
+    naming = sorted(str(p.relative_to(SRC)) for p in SRC.rglob("*.py")
+                    if literal.search(p.read_text()))
+    assert naming == ["cache.py"]
+    assert ModelCache.from_env({"WATERCOLOUR_CACHE": "/c"}).cache_dir == "/c"
+    from watercolour.rewards.judge.cache import default_judge_cache
+
+    assert default_judge_cache({"WATERCOLOUR_CACHE": str(tmp_path / "j")}) == \
+        str(tmp_path / "j" / "judge")

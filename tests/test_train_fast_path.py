@@ -158,6 +158,7 @@ def test_every_name_trl_pushes_is_one_vllms_qwen35_loader_maps(name):
 def test_the_35b_vllm_recipe_is_checked_by_the_plan_before_anything_loads(tmp_path):
     from watercolour.errors import InputError
     from watercolour.train.config import parse_args
+    from watercolour.train.generation import FENCE_STOPS
     from watercolour.train.plan import H200_GIB, DeviceMemory
     from watercolour.train.trainer import dry_run, vllm_plan
 
@@ -168,7 +169,7 @@ def test_the_35b_vllm_recipe_is_checked_by_the_plan_before_anything_loads(tmp_pa
     assert plan["weights_gib"] > 64 and plan["engine_gib"] >= plan["needed_gib"]
     assert plan["share"] <= plan["max_share"] < 0.54  # half the GPU, beside the trainer
     assert dry_run(run, training)["vllm_plan"] == plan
-    assert training.generation_kwargs == {"stop": ["\n```\n"],
+    assert training.generation_kwargs == {"stop": list(FENCE_STOPS),
                                           "include_stop_str_in_output": True}
     for flags, why in ((["--vllm-gpu-memory-utilization", "0.3"], "less than"),  # TRL's default
                        (["--vllm-gpu-memory-utilization", "0.6"], "at most"),

@@ -345,7 +345,7 @@ CONFIGURATIONS: tuple[str, ...] = (
     "watercolour.rewards.config:RewardConfig",
     "watercolour.rewards.judge.openai_judge:JudgeKey",
     "watercolour.env.config:EnvConfig",
-    "watercolour.models.registry:ModelCache",
+    "watercolour.cache:ModelCache",
     "watercolour.models.tiny.warm_start:WarmStartConfig",
     "watercolour.book.install:InstallSettings",
 )

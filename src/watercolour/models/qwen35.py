@@ -16,7 +16,7 @@ tokenizer by transformers' own ``TikTokenConverter``, with a ChatML chat templat
   policy has none).
 
 Building takes 6-35 s (a Python pass over the ranks); :func:`cached_tokenizer` keeps the result
-in the model cache (:func:`watercolour.models.registry.cache_root`: ``WATERCOLOUR_CACHE``,
+in the model cache (:func:`watercolour.cache.cache_root`: ``WATERCOLOUR_CACHE``,
 default ``~/.cache/watercolour``) and loads it in about a second.
 
 >>> tokenizer = cached_tokenizer()
@@ -32,7 +32,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from watercolour.models.registry import cache_root
+from watercolour.cache import cache_root
 
 NOT_SPECIAL = ("<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<think>",
                "</think>")

@@ -33,12 +33,12 @@ import importlib
 import json
 import os
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from watercolour import settings
+from watercolour.cache import cache_root
 from watercolour.errors import InputError
 from watercolour.models.architectures import SHIPPED
 
@@ -50,33 +50,6 @@ TINY_QWEN3 = "builtin:tiny-qwen3"
 MINI_QWEN35_MOE = "builtin:mini-qwen3.5-moe"
 MINI_QWEN35 = "builtin:mini-qwen3.5"
 SMOLLM2 = "builtin:smollm2-135m-instruct"
-
-
-def default_cache() -> str:
-    """``$XDG_CACHE_HOME/watercolour``, else ``~/.cache/watercolour``."""
-    return str(Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "watercolour")
-
-
-@dataclass
-class ModelCache:
-    """Where the models built here are kept (the one declaration of ``WATERCOLOUR_CACHE``)."""
-
-    cache_dir: str = settings.setting(
-        default_factory=default_cache, env="WATERCOLOUR_CACHE",
-        shown="`$XDG_CACHE_HOME/watercolour`, else `~/.cache/watercolour`",
-        help="where built models are kept: the tiny painter's warm starts (one folder per "
-        "configuration), the builtin miniatures and tokenizers; and the pool-fitted judge's "
-        "fits (judge/, unless WATERCOLOUR_JUDGE_CACHE says otherwise)")
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> ModelCache:
-        return settings.from_env(cls, environ, **overrides)
-
-
-def cache_root(environ: Mapping[str, str] | None = None) -> Path:
-    """The cache every built model is kept under: :class:`ModelCache`'s ``cache_dir``
-    (``WATERCOLOUR_CACHE``, default ``~/.cache/watercolour``)."""
-    return Path(ModelCache.from_env(environ).cache_dir)
 
 
 @dataclass(frozen=True)

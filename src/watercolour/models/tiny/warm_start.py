@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from watercolour import settings
+from watercolour.cache import cache_root
 from watercolour.io import write_json_atomic
-from watercolour.models.registry import TINY_PAINTER, TINY_REVISER, cache_folder, cache_root
+from watercolour.models.registry import TINY_PAINTER, TINY_REVISER, cache_folder
 from watercolour.models.tiny.sketches import compact_sketches
 from watercolour.models.tiny.tokenizer import PRE_SPLIT, build_tokenizer
 from watercolour.prompt import user_prompt
@@ -35,7 +36,7 @@ REVISER_REVISIONS = 300
 
 
 def read_cache_dir(environ: Mapping[str, str]) -> str:
-    """The model cache's root in ``environ`` (:func:`watercolour.models.registry.cache_root`)."""
+    """The model cache's root in ``environ`` (:func:`watercolour.cache.cache_root`)."""
     return str(cache_root(environ))
 
 
