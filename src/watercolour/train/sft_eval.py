@@ -14,13 +14,15 @@ rejected, in order). The work is :func:`watercolour.train.evaluate.evaluate`'s.
 
 from __future__ import annotations
 
-import argparse
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from watercolour.train.evaluate import Sampling
+from watercolour.flags import flag, parser_for
+from watercolour.gates.verdict import MODES, GateConfig
+from watercolour.rewards.mix import DEFAULT_MIX
+from watercolour.train.evaluate import PROMPTS, Sampling
 
 SIDES = ("before", "after")
 KEPT = ("policy", "model", "adapter", "gate_mode", "mix", "passed", "pass_rate",
@@ -65,28 +67,36 @@ def headline(record: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+@dataclass
+class SftEvalFlags:
+    """``python -m watercolour.train.sft_eval``'s flags (the sampling ones: :class:`Sampling`'s
+    fields, with this comparison's defaults). ``--out``, ``--pool``, ``--mix`` and ``--seed``
+    are the CLI's shared flags (:mod:`watercolour.cli.shared_flags`) declared again: ``train``
+    may not import ``cli``, a layer above it."""
+
+    before: str = flag(required=True, help="the policy before (builtin, folder)")
+    after: str = flag(required=True, help="the policy after (a model folder)")
+    out: Path = flag(type=Path, required=True, help="where eval.json and the contact sheets go")
+    pool: str | None = flag(help="the reference pool (the judge's)")
+    mix: str = flag(default=DEFAULT_MIX)
+    gate_mode: str = flag(choices=MODES, default=GateConfig.mode)
+    samples: int = flag(type=int, default=32)
+    seed: int = flag(type=int, default=Sampling.seed)
+    max_new_tokens: int = flag(type=int, default=2560)
+    temperature: float = flag(type=float, default=0.7)
+    top_p: float = flag(type=float, default=0.95)
+    prompt: str = flag(choices=PROMPTS, default=Sampling.prompt)
+    batch: int = flag(type=int, default=Sampling.batch)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Compare ``--before`` with ``--after``; print one line per side."""
     from watercolour.render import Renderer
     from watercolour.rewards import Rewarder
     from watercolour.train.evaluate import reward_config
 
-    parser = argparse.ArgumentParser(prog="python -m watercolour.train.sft_eval",
-                                     description=__doc__.split("\n\n")[0])
-    parser.add_argument("--before", required=True, help="the policy before (builtin, folder)")
-    parser.add_argument("--after", required=True, help="the policy after (a model folder)")
-    parser.add_argument("--out", type=Path, required=True, help="where eval.json and the "
-                        "contact sheets go")
-    parser.add_argument("--pool", default=None, help="the reference pool (the judge's)")
-    parser.add_argument("--mix", default="judge-led")
-    parser.add_argument("--gate-mode", choices=("library", "allowlist"), default="library")
-    parser.add_argument("--samples", type=int, default=32)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--max-new-tokens", type=int, default=2560)
-    parser.add_argument("--temperature", type=float, default=0.7)
-    parser.add_argument("--top-p", type=float, default=0.95)
-    parser.add_argument("--prompt", choices=("full", "short"), default="full")
-    parser.add_argument("--batch", type=int, default=8)
-    args = parser.parse_args(argv)
+    args = parser_for(SftEvalFlags, prog="python -m watercolour.train.sft_eval",
+                      description=__doc__.split("\n\n")[0]).parse_args(argv)
     sampling = Sampling(samples=args.samples, seed=args.seed, max_new_tokens=args.max_new_tokens,
                         temperature=args.temperature, top_p=args.top_p, prompt=args.prompt,
                         batch=args.batch)
