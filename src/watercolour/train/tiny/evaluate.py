@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from watercolour.errors import InputError
+from watercolour.flags import flag, parser_for, positional, switch
 from watercolour.io import write_json_atomic
 from watercolour.models.registry import Policy, load_policy
 from watercolour.models.tiny.sketches import compact_sketches
 from watercolour.prompt import DEFAULT_SUBJECT
+from watercolour.rewards.mix import DEFAULT_MIX
 from watercolour.train.evaluate import (
     Sampling,
     rejection_reasons,
@@ -36,8 +39,8 @@ from watercolour.train.evaluate import (
 )
 from watercolour.train.evaluate import sample_replies as sample_policy
 
-__all__ = ["evaluate_model", "main", "rejection_reasons", "sample_replies", "sampling",
-           "untrained_copy"]
+__all__ = ["TinyEvaluateFlags", "evaluate_model", "main", "rejection_reasons", "sample_replies",
+           "sampling", "untrained_copy"]
 
 
 def sample_replies(model_dir: str | Path, subject: str = DEFAULT_SUBJECT, n: int = 64,
@@ -116,38 +119,44 @@ def recipe_painter(recipe: str | None) -> str:
         TINY_PAINTER, TINY_REVISER) else TINY_PAINTER
 
 
+@dataclass
+class TinyEvaluateFlags:
+    """``python -m watercolour.train.tiny.evaluate``'s flags (``--out``, ``--pool``, ``--mix``
+    and ``--seed`` are the CLI's shared flags declared again: ``train`` may not import
+    ``cli``, a layer above it)."""
+
+    model: str | None = positional(nargs="?", help="a model folder (default: the cached warm "
+                                   "start, the one the --recipe trains when it names a tiny "
+                                   "painter)")
+    out: str = flag(required=True, help="where the JSON goes")
+    pool: str | None = flag(help="the reference pool (judge-led mix)")
+    mix: str = flag(default=DEFAULT_MIX)
+    samples: int = flag(type=int, default=64)
+    seed: int = flag(type=int, default=Sampling.seed)
+    recipe: str | None = flag(help="sample as this training recipe does (its temperature and "
+                              "top_p), e.g. tiny-cpu")
+    temperature: float | None = flag(type=float, help="sampling temperature (default 1, or "
+                                     "the recipe's)")
+    top_p: float | None = flag(type=float, help="nucleus sampling: keep the likeliest tokens "
+                               "up to this mass (default 1, or the recipe's)")
+    love_references: int | None = flag(type=int, help="how many of each group's references "
+                                       "come from the love tier (default half of "
+                                       "--references; all of them is the harder bar)")
+    turns: int = flag(type=int, default=1, help="episodes of this many turns: each revision "
+                      "follows the critique of the turn before (default 1: single replies)")
+    untrained: bool = switch(help="evaluate the model before its warm start: the same "
+                             "architecture and tokenizer, random weights")
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Sample, score and summarise a tiny painter (or episodes with ``--turns``); write
+    ``--out``."""
     from watercolour.models.tiny.warm_start import painter_config
     from watercolour.render import Renderer
     from watercolour.rewards import Mix, RewardConfig, Rewarder
 
-    parser = argparse.ArgumentParser(prog="python -m watercolour.train.tiny.evaluate",
-                                     description=__doc__.split("\n\n")[0])
-    parser.add_argument("model", help="a model folder (default: the cached warm start, the "
-                        "one the --recipe trains when it names a tiny painter)",
-                        nargs="?")
-    parser.add_argument("--out", required=True, help="where the JSON goes")
-    parser.add_argument("--pool", default=None, help="the reference pool (judge-led mix)")
-    parser.add_argument("--mix", default="judge-led")
-    parser.add_argument("--samples", type=int, default=64)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--recipe", default=None,
-                        help="sample as this training recipe does (its temperature and top_p), "
-                             "e.g. tiny-cpu")
-    parser.add_argument("--temperature", type=float, default=None,
-                        help="sampling temperature (default 1, or the recipe's)")
-    parser.add_argument("--top-p", type=float, default=None,
-                        help="nucleus sampling: keep the likeliest tokens up to this mass "
-                             "(default 1, or the recipe's)")
-    parser.add_argument("--love-references", type=int, default=None,
-                        help="how many of each group's references come from the love tier "
-                        "(default half of --references; all of them is the harder bar)")
-    parser.add_argument("--turns", type=int, default=1,
-                        help="episodes of this many turns: each revision follows the critique "
-                        "of the turn before (default 1: single replies)")
-    parser.add_argument("--untrained", action="store_true", help="evaluate the model before "
-                        "its warm start: the same architecture and tokenizer, random weights")
-    args = parser.parse_args(argv)
+    args = parser_for(TinyEvaluateFlags, prog="python -m watercolour.train.tiny.evaluate",
+                      description=__doc__.split("\n\n")[0]).parse_args(argv)
     temperature, top_p = sampling(args.recipe, args.temperature, args.top_p)
     warm = painter_config(recipe_painter(args.recipe))
     model = args.model or str(warm.folder())
