@@ -23,11 +23,11 @@ the last third, turn by turn: :mod:`watercolour.train.tiny.episode_results`).
 
 from __future__ import annotations
 
-import argparse
 import io
 import math
 import shutil
 import statistics
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ import pandas as pd
 from watercolour.analysis.findings import describe_learning
 from watercolour.analysis.report import turn_lines
 from watercolour.analysis.thirds import THIRDS
+from watercolour.flags import flag, parser_for, switch
 from watercolour.io import write_bytes_atomic, write_json_atomic
 from watercolour.pool.schema import DEFAULT_POOL
 from watercolour.results import TINY
@@ -157,27 +158,33 @@ def publish_episodes(rollouts: pd.DataFrame, source: Path, out: Path) -> None:
         write_json_atomic(out / "episode.json", episode_record(episode, source, out))
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m watercolour.train.tiny.runs",
-                                     description=__doc__.split("\n\n")[0])
-    parser.add_argument("--config", default="tiny-cpu",
-                        help="the recipe (default tiny-cpu; tiny-revise: 2-turn episodes)")
-    parser.add_argument("--mix", required=True, choices=tuple(PRESETS))
-    parser.add_argument("--pool", default=None, help="the reference pool (default: the "
-                        f"trainer's, WATERCOLOUR_POOL else {DEFAULT_POOL})")
-    parser.add_argument("--steps", type=int, default=None,
-                        help="GRPO steps (default the recipe's max_steps)")
-    parser.add_argument("--references-schedule", default=None,
-                        help="the references' tier mix by step (see watercolour train --help; "
-                        "default the trainer's, half love)")
-    parser.add_argument("--name", default=None,
-                        help="the run's folder under --runs and --results (default the mix)")
-    parser.add_argument("--runs", default="runs/tiny", help="where the run itself goes")
-    parser.add_argument("--results", default="src/watercolour/results/tiny",
+@dataclass
+class TinyRunsFlags:
+    """``python -m watercolour.train.tiny.runs``'s flags (``--mix`` and ``--pool`` are the
+    CLI's shared flags declared again: ``train`` may not import ``cli``, a layer above it)."""
+
+    config: str = flag(default="tiny-cpu", help="the recipe (default tiny-cpu; tiny-revise: "
+                       "2-turn episodes)")
+    mix: str = flag(required=True, choices=tuple(PRESETS))
+    pool: str | None = flag(help="the reference pool (default: the trainer's, "
+                            f"WATERCOLOUR_POOL else {DEFAULT_POOL})")
+    steps: int | None = flag(type=int, help="GRPO steps (default the recipe's max_steps)")
+    references_schedule: str | None = flag(
+        help="the references' tier mix by step (see watercolour train --help; default the "
+        "trainer's, half love)")
+    name: str | None = flag(help="the run's folder under --runs and --results (default the "
+                            "mix)")
+    runs: str = flag(default="runs/tiny", help="where the run itself goes")
+    results: str = flag(default="src/watercolour/results/tiny",
                         help="where it is published (default src/watercolour/results/tiny: in "
                         "a checkout, the results shipped with the package)")
-    parser.add_argument("--publish-only", action="store_true")
-    args = parser.parse_args(argv)
+    publish_only: bool = switch()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Train the run (unless ``--publish-only``), publish it, print its headline."""
+    args = parser_for(TinyRunsFlags, prog="python -m watercolour.train.tiny.runs",
+                      description=__doc__.split("\n\n")[0]).parse_args(argv)
     name = args.name or args.mix
     run = Path(args.runs) / name
     if not args.publish_only:
