@@ -32,12 +32,11 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from watercolour.cli.shared_flags import OUT, POOL
 from watercolour.env import RemoteRewarder
 from watercolour.env.config import default_browsers
 from watercolour.env.ports import free_port
 from watercolour.examples import load_examples
-from watercolour.flags import flag, parser_for
+from watercolour.flags import OUT, POOL, flag, parser_for
 from watercolour.io import write_json_atomic
 from watercolour.render import Renderer
 from watercolour.rewards import RewardConfig, Rewarder

@@ -23,8 +23,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from watercolour.cli.shared_flags import OUT, SEED
-from watercolour.flags import flag, parser_for, positional
+from watercolour.flags import OUT, SEED, flag, parser_for, positional
 from watercolour.gates.extract import extract_sketch
 from watercolour.gates.inventory import take_inventory
 from watercolour.gates.verdict import assess

@@ -20,9 +20,8 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from watercolour.cli.shared_flags import DEADLINE, OUT, SEED
 from watercolour.examples import load_examples
-from watercolour.flags import flag, parser_for
+from watercolour.flags import DEADLINE, OUT, SEED, flag, parser_for
 from watercolour.gates import Expected, Floors, check, matches_expected
 from watercolour.gates import image as gate_image
 from watercolour.io import write_json_atomic

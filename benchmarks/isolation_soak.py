@@ -31,10 +31,9 @@ from pathlib import Path
 
 from env_bench import reward_env, start_server
 
-from watercolour.cli.shared_flags import DEADLINE, OUT, POOL, SEED
 from watercolour.env import RemoteRewarder
 from watercolour.examples import load_examples
-from watercolour.flags import flag, parser_for
+from watercolour.flags import DEADLINE, OUT, POOL, SEED, flag, parser_for
 from watercolour.io import write_json_atomic
 from watercolour.render import Renderer
 from watercolour.render.processes import family_rss_mb

@@ -22,8 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from watercolour.cli.shared_flags import POOL, SEED
-from watercolour.flags import flag, parser_for
+from watercolour.flags import POOL, SEED, flag, parser_for
 from watercolour.io import write_json_atomic
 from watercolour.pool.critic import CritiqueRequest, OfflineCritic
 from watercolour.rewards.consistency import consistency

@@ -19,8 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from watercolour.cli.shared_flags import OUT, SEED
-from watercolour.flags import flag, parser_for
+from watercolour.flags import OUT, SEED, flag, parser_for
 from watercolour.io import write_json_atomic
 from watercolour.pool.build import BuildConfig, build_pool
 from watercolour.pool.dataset import load_pool, pool_stats

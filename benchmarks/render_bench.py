@@ -30,9 +30,8 @@ from pathlib import Path
 import numpy as np
 from playwright.async_api import async_playwright
 
-from watercolour.cli.shared_flags import OUT
 from watercolour.examples import load_examples
-from watercolour.flags import flag, parser_for, switch
+from watercolour.flags import OUT, flag, parser_for, switch
 from watercolour.io import write_json_atomic
 from watercolour.render import RenderConfig, Renderer, versions
 from watercolour.render.paint import decode_rgb

@@ -23,8 +23,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from watercolour.cli.shared_flags import OUT
-from watercolour.flags import flag, parser_for
+from watercolour.flags import OUT, flag, parser_for
 from watercolour.io import write_json_atomic
 from watercolour.models.tiny.sketches import compact_sketches
 from watercolour.render import Renderer

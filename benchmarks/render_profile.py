@@ -34,9 +34,8 @@ from typing import Any, ClassVar
 
 from playwright.async_api import async_playwright
 
-from watercolour.cli.shared_flags import OUT
 from watercolour.examples import load_examples
-from watercolour.flags import flag, parser_for
+from watercolour.flags import OUT, flag, parser_for
 from watercolour.io import write_json_atomic
 from watercolour.render import RenderConfig, Renderer
 from watercolour.render.processes import browser_processes

@@ -37,8 +37,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from watercolour.cli.shared_flags import MIX, POOL
-from watercolour.flags import flag, parser_for
+from watercolour.flags import MIX, POOL, flag, parser_for
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

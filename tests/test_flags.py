@@ -8,8 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from watercolour.cli.shared_flags import JSON, OUT, SEED
-from watercolour.flags import add_flags, command, flag, parser_for, positional, switch
+from watercolour.flags import (
+    JSON,
+    OUT,
+    SEED,
+    add_flags,
+    command,
+    flag,
+    parser_for,
+    positional,
+    switch,
+)
 
 
 @dataclass

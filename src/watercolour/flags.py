@@ -19,8 +19,11 @@ such dataclass and the function that runs it, :func:`parser_for` a program's who
 benchmark's).
 
 A flag several programs share (``--json``, ``--pool``, ``--seed``, ...) is declared once, as a
-:class:`Shared` in :mod:`watercolour.cli.shared_flags`, and offered by each program's
-dataclass with its own help: ``json: bool = flag(like=JSON, help="print the report as JSON")``.
+:class:`Shared` at the end of this module (:data:`JSON`, :data:`OUT`, :data:`SEED`,
+:data:`POOL`, :data:`MIX`, :data:`SUBJECT`, :data:`DEADLINE`: here, below every layer, so the
+command line, the training programs and the benchmarks all take them from one place), and
+offered by each program's dataclass with its own help:
+``json: bool = flag(like=JSON, help="print the report as JSON")``.
 Settings that also have an environment variable are :func:`watercolour.settings.setting`
 fields, made flags by :func:`watercolour.settings.add_arguments`.
 """
@@ -30,6 +33,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 FLAG = "watercolour.flag"
@@ -128,3 +132,28 @@ def parser_for(cls: type, **parser_options: Any) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(**parser_options)
     add_flags(parser, cls)
     return parser
+
+
+# ---------------------------------------------------------------- the shared flags
+
+JSON = Shared(("--json",), default=False, help="print the result as JSON",
+              options={"action": "store_true"})
+"""``--json``: print the result as JSON instead of lines for a person."""
+
+OUT = Shared(("--out",), options={"type": Path})
+"""``--out``: where the program writes its result (a file or a folder)."""
+
+SEED = Shared(("--seed",), default=0, options={"type": int})
+"""``--seed``: the seed of whatever the program draws."""
+
+POOL = Shared(("--pool",))
+"""``--pool``: a reference pool (a pool folder, a build folder or a Hub id)."""
+
+MIX = Shared(("--mix",))
+"""``--mix``: the reward mix (a preset name or weights such as judge=0.5,hps=0.5)."""
+
+SUBJECT = Shared(("--subject",))
+"""``--subject``: what the painting is of."""
+
+DEADLINE = Shared(("--deadline",), options={"type": float})
+"""``--deadline``: seconds a render may take."""

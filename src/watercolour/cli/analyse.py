@@ -10,9 +10,8 @@ from pathlib import Path
 
 from watercolour.analysis import PUBLISHED, analyse, published_curve
 from watercolour.analysis.rollout_gallery import write_rollout_gallery
-from watercolour.cli.shared_flags import JSON
 from watercolour.errors import InputError
-from watercolour.flags import command, flag, positional
+from watercolour.flags import JSON, command, flag, positional
 
 
 @dataclass

@@ -24,8 +24,7 @@ from pathlib import Path
 
 from watercolour import notebooks
 from watercolour.book import pipeline
-from watercolour.cli.shared_flags import JSON, OUT
-from watercolour.flags import Shared, command, flag, positional, switch
+from watercolour.flags import JSON, OUT, Shared, command, flag, positional, switch
 
 ROOT = Shared(("--root",), options={"type": Path},
               help="folder with _config.yml and _toc.yml (default: found from here)")

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from watercolour.cli.score import print_components, report
-from watercolour.cli.shared_flags import JSON, SEED, SUBJECT
-from watercolour.flags import command, flag, positional
+from watercolour.flags import JSON, SEED, SUBJECT, command, flag, positional
 from watercolour.rewards.record import RewardRecord
 
 

@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from watercolour.cli.shared_flags import JSON, MIX, OUT, POOL, SEED, SUBJECT
-from watercolour.flags import command, flag, positional
+from watercolour.flags import JSON, MIX, OUT, POOL, SEED, SUBJECT, command, flag, positional
 from watercolour.pool.schema import DEFAULT_POOL
 from watercolour.rewards.mix import PRESETS
 

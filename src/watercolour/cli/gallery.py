@@ -8,9 +8,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from watercolour.analysis.gallery import render_gallery
-from watercolour.cli.shared_flags import JSON, OUT, SEED
 from watercolour.examples import load_examples
-from watercolour.flags import command, flag
+from watercolour.flags import JSON, OUT, SEED, command, flag
 from watercolour.render import Renderer
 
 

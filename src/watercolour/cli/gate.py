@@ -11,9 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from watercolour import settings
-from watercolour.cli.shared_flags import DEADLINE, JSON, OUT, SEED
 from watercolour.errors import read_text
-from watercolour.flags import add_flags, flag, positional, switch
+from watercolour.flags import DEADLINE, JSON, OUT, SEED, add_flags, flag, positional, switch
 from watercolour.gates import VOCABULARY, Floors, GateConfig, GateVerdict, check
 from watercolour.io import write_bytes_atomic
 from watercolour.render import Renderer, RenderResult

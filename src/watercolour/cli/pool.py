@@ -10,8 +10,7 @@ import sys
 from dataclasses import dataclass
 
 from watercolour import settings
-from watercolour.cli.shared_flags import JSON, OUT
-from watercolour.flags import add_flags, command, flag, positional, switch
+from watercolour.flags import JSON, OUT, add_flags, command, flag, positional, switch
 from watercolour.pool.build import BuildConfig
 
 

@@ -9,10 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from watercolour.cli.inputs import output_file, read_input
-from watercolour.cli.shared_flags import DEADLINE, JSON, OUT, SEED
 from watercolour.env.limits import MAX_REPLY_CHARS
 from watercolour.errors import InputError
-from watercolour.flags import command, flag, positional
+from watercolour.flags import DEADLINE, JSON, OUT, SEED, command, flag, positional
 from watercolour.io import write_bytes_atomic
 from watercolour.render import Renderer, RenderResult
 

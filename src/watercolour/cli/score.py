@@ -11,9 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from watercolour.cli.inputs import read_input
-from watercolour.cli.shared_flags import JSON, POOL, SEED, SUBJECT
 from watercolour.env.limits import MAX_REPLY_CHARS
-from watercolour.flags import command, flag, positional
+from watercolour.flags import JSON, POOL, SEED, SUBJECT, command, flag, positional
 from watercolour.pool.schema import DEFAULT_POOL
 from watercolour.render import Renderer
 from watercolour.rewards.record import RewardRecord, component_note

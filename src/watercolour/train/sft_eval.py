@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from watercolour.flags import flag, parser_for
+from watercolour.flags import MIX, OUT, POOL, SEED, flag, parser_for
 from watercolour.gates.verdict import MODES, GateConfig
 from watercolour.rewards.mix import DEFAULT_MIX
 from watercolour.train.evaluate import PROMPTS, Sampling
@@ -70,18 +70,17 @@ def headline(record: dict[str, Any]) -> str:
 @dataclass
 class SftEvalFlags:
     """``python -m watercolour.train.sft_eval``'s flags (the sampling ones: :class:`Sampling`'s
-    fields, with this comparison's defaults). ``--out``, ``--pool``, ``--mix`` and ``--seed``
-    are the CLI's shared flags (:mod:`watercolour.cli.shared_flags`) declared again: ``train``
-    may not import ``cli``, a layer above it."""
+    fields, with this comparison's defaults; ``--out``, ``--pool``, ``--mix`` and ``--seed``
+    the shared flags of :mod:`watercolour.flags`)."""
 
     before: str = flag(required=True, help="the policy before (builtin, folder)")
     after: str = flag(required=True, help="the policy after (a model folder)")
-    out: Path = flag(type=Path, required=True, help="where eval.json and the contact sheets go")
-    pool: str | None = flag(help="the reference pool (the judge's)")
-    mix: str = flag(default=DEFAULT_MIX)
+    out: Path = flag(like=OUT, required=True, help="where eval.json and the contact sheets go")
+    pool: str | None = flag(like=POOL, help="the reference pool (the judge's)")
+    mix: str = flag(like=MIX, default=DEFAULT_MIX, help=None)
     gate_mode: str = flag(choices=MODES, default=GateConfig.mode)
     samples: int = flag(type=int, default=32)
-    seed: int = flag(type=int, default=Sampling.seed)
+    seed: int = flag(like=SEED, default=Sampling.seed)
     max_new_tokens: int = flag(type=int, default=2560)
     temperature: float = flag(type=float, default=0.7)
     top_p: float = flag(type=float, default=0.95)

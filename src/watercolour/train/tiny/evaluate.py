@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from watercolour.errors import InputError
-from watercolour.flags import flag, parser_for, positional, switch
+from watercolour.flags import MIX, OUT, POOL, SEED, flag, parser_for, positional, switch
 from watercolour.io import write_json_atomic
 from watercolour.models.registry import Policy, load_policy
 from watercolour.models.tiny.sketches import compact_sketches
@@ -122,17 +122,16 @@ def recipe_painter(recipe: str | None) -> str:
 @dataclass
 class TinyEvaluateFlags:
     """``python -m watercolour.train.tiny.evaluate``'s flags (``--out``, ``--pool``, ``--mix``
-    and ``--seed`` are the CLI's shared flags declared again: ``train`` may not import
-    ``cli``, a layer above it)."""
+    and ``--seed``: the shared flags of :mod:`watercolour.flags`)."""
 
     model: str | None = positional(nargs="?", help="a model folder (default: the cached warm "
                                    "start, the one the --recipe trains when it names a tiny "
                                    "painter)")
-    out: str = flag(required=True, help="where the JSON goes")
-    pool: str | None = flag(help="the reference pool (judge-led mix)")
-    mix: str = flag(default=DEFAULT_MIX)
+    out: str = flag(like=OUT, required=True, help="where the JSON goes")
+    pool: str | None = flag(like=POOL, help="the reference pool (judge-led mix)")
+    mix: str = flag(like=MIX, default=DEFAULT_MIX, help=None)
     samples: int = flag(type=int, default=64)
-    seed: int = flag(type=int, default=Sampling.seed)
+    seed: int = flag(like=SEED, default=Sampling.seed)
     recipe: str | None = flag(help="sample as this training recipe does (its temperature and "
                               "top_p), e.g. tiny-cpu")
     temperature: float | None = flag(type=float, help="sampling temperature (default 1, or "

@@ -36,7 +36,7 @@ import pandas as pd
 from watercolour.analysis.findings import describe_learning
 from watercolour.analysis.report import turn_lines
 from watercolour.analysis.thirds import THIRDS
-from watercolour.flags import flag, parser_for, switch
+from watercolour.flags import MIX, POOL, flag, parser_for, switch
 from watercolour.io import write_bytes_atomic, write_json_atomic
 from watercolour.pool.schema import DEFAULT_POOL
 from watercolour.results import TINY
@@ -160,13 +160,13 @@ def publish_episodes(rollouts: pd.DataFrame, source: Path, out: Path) -> None:
 
 @dataclass
 class TinyRunsFlags:
-    """``python -m watercolour.train.tiny.runs``'s flags (``--mix`` and ``--pool`` are the
-    CLI's shared flags declared again: ``train`` may not import ``cli``, a layer above it)."""
+    """``python -m watercolour.train.tiny.runs``'s flags (``--mix`` and ``--pool``: the shared
+    flags of :mod:`watercolour.flags`)."""
 
     config: str = flag(default="tiny-cpu", help="the recipe (default tiny-cpu; tiny-revise: "
                        "2-turn episodes)")
-    mix: str = flag(required=True, choices=tuple(PRESETS))
-    pool: str | None = flag(help="the reference pool (default: the trainer's, "
+    mix: str = flag(like=MIX, required=True, choices=tuple(PRESETS), help=None)
+    pool: str | None = flag(like=POOL, help="the reference pool (default: the trainer's, "
                             f"WATERCOLOUR_POOL else {DEFAULT_POOL})")
     steps: int | None = flag(type=int, help="GRPO steps (default the recipe's max_steps)")
     references_schedule: str | None = flag(
