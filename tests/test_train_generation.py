@@ -94,6 +94,26 @@ def test_the_evaluators_stop_at_the_fence(talker):
     assert all(stopped_at_fence(reply) for reply in stopped)
 
 
+def test_the_fence_stop_benchmark_counts_the_tokens_the_stop_saves(talker, tmp_path):
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "fence_stop.py"
+    spec = importlib.util.spec_from_file_location("fence_stop", path)
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules["fence_stop"] = bench  # its flags are a dataclass, which looks its module up
+    spec.loader.exec_module(bench)
+    out = tmp_path / "fence-stop.json"
+    assert bench.main(["--policy", str(talker), "--samples", "2", "--max-new-tokens", "160",
+                       "--temperature", "0", "--prompt", "short", "--results", str(out)]) == 0
+    (row,) = json.loads(out.read_text())["policies"]
+    assert row["stopped_at_fence"] == 2 and row["stopped_is_prefix"]
+    assert all(s > 0 for s in row["saved"]) and row["saved_total"] == sum(row["saved"])
+    assert row["with_stop"][0] < row["without_stop"][0] <= 160
+    assert row["example_stopped"] == SKETCH + "\n"
+
+
 def test_a_bare_opening_fence_does_not_stop_the_reply(tmp_path):
     """SmolLM2 opens its block with a bare fence after a line of prose: the stop waits for
     the closing fence after the code."""
