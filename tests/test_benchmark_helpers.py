@@ -3,27 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
+from benchmark_support import load_benchmark
 
 from watercolour.models.tiny.sketches import compact_sketches
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # its flags are a dataclass, which looks its module up
-    spec.loader.exec_module(module)
-    return module
-
 
 def test_drift_windows_and_slope():
-    drift = _load("render_drift")
+    drift = load_benchmark("render_drift")
     seconds = [1.0, 1.0, 2.0, 2.0, 3.0]
     assert drift.windows(seconds, 2) == [1.0, 2.0]  # the incomplete last window is left out
     assert drift.slope_per_100([1.0 + 0.01 * i for i in range(10)]) == pytest.approx(1.0)
@@ -31,7 +19,7 @@ def test_drift_windows_and_slope():
 
 
 def test_breakage_reads_the_static_gate():
-    breakage = _load("gate_breakage")
+    breakage = load_benchmark("gate_breakage")
     code = compact_sketches(1)[0].code
     assert breakage.first_static_violation(f"```javascript\n{code}```") is None
     garbled = code.replace(";", ")];", 1)  # the tiny painter's typical break: a garbled copy
@@ -42,7 +30,7 @@ def test_breakage_reads_the_static_gate():
 
 
 def test_breakage_sampling_flag():
-    breakage = _load("gate_breakage")
+    breakage = load_benchmark("gate_breakage")
     assert breakage.parse_sampling("0.8,0.95") == (0.8, 0.95)
     with pytest.raises(argparse.ArgumentTypeError, match="TEMPERATURE,TOP_P"):
         breakage.parse_sampling("0.8")

@@ -8,6 +8,7 @@ import json
 
 import pytest
 import torch
+from benchmark_support import load_benchmark
 from train_support import LengthRewarder, small_run
 
 from watercolour.errors import InputError
@@ -95,15 +96,7 @@ def test_the_evaluators_stop_at_the_fence(talker):
 
 
 def test_the_fence_stop_benchmark_counts_the_tokens_the_stop_saves(talker, tmp_path):
-    import importlib.util
-    import sys
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "fence_stop.py"
-    spec = importlib.util.spec_from_file_location("fence_stop", path)
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules["fence_stop"] = bench  # its flags are a dataclass, which looks its module up
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("fence_stop")
     out = tmp_path / "fence-stop.json"
     assert bench.main(["--policy", str(talker), "--samples", "2", "--max-new-tokens", "160",
                        "--temperature", "0", "--prompt", "short", "--results", str(out)]) == 0
