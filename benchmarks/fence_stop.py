@@ -30,6 +30,7 @@ from typing import Any
 
 from watercolour.flags import SEED, flag, parser_for
 from watercolour.io import write_json_atomic
+from watercolour.notebooks import shown_path
 
 RESULTS = Path(__file__).resolve().parent / "results"
 POLICIES = ("builtin:smollm2-135m-instruct", "builtin:tiny-painter")
@@ -91,13 +92,6 @@ def measure(policy_name: str, bench: FenceStopBench) -> dict[str, Any]:
     }
 
 
-def _shown(path: Path) -> str:
-    """``path`` relative to the repository when it lies in it (the record names no machine)."""
-    root = RESULTS.parent.parent
-    return str(path.resolve().relative_to(root)) if path.resolve().is_relative_to(root) \
-        else str(path)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Measure every policy named and write the JSON."""
     import torch
@@ -109,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
     load_start = os.getloadavg()
     rows = [measure(name, bench) for name in bench.policy]
-    out = {"benchmark": "fence-stop", "options": {k: _shown(v) if isinstance(v, Path) else v
+    out = {"benchmark": "fence-stop", "options": {k: shown_path(v) if isinstance(v, Path) else v
                                                   for k, v in asdict(bench).items()},
            "policies": rows,
            "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
