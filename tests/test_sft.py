@@ -14,7 +14,13 @@ from watercolour.javascript import parse
 from watercolour.pool.dataset import write_pool_folder
 from watercolour.train.config import parse_args as train_parse_args
 from watercolour.train.sft import dry_run, parse_args, train
-from watercolour.train.sft_data import build_examples, reply, strip_comments
+from watercolour.train.sft_data import (
+    build_examples,
+    compact_examples,
+    compact_tier,
+    reply,
+    strip_comments,
+)
 from watercolour.train.trainer import prompt_messages
 
 SKETCH = """// A red poppy.
@@ -77,6 +83,33 @@ def test_rows_are_the_grpo_prompt_and_the_fenced_sketch(pool):
         assert extracted.kind == "fenced" and "N = " in extracted.code
     short = build_examples(pool, tiers=["okay"], prompt="short")
     assert short.counts["kept"] == 4 and [m["role"] for m in short.rows[0]["prompt"]] == ["user"]
+
+
+def test_compact_examples_are_the_grpo_prompt_and_a_generated_sketch_of_the_tier():
+    from watercolour.models.tiny.sketches import compact_sketch
+
+    examples = compact_examples(12, prompt="short", count_tokens=len)
+    assert examples.counts == {"selected": 12, "too_long": 0, "kept": 12}
+    assert examples.ids == [f"compact-{seed}" for seed in range(12)]
+    assert len(examples.completion_tokens) == 12 and min(examples.completion_tokens) > 500
+    for seed, row in zip(range(12), examples.rows, strict=True):
+        sketch = compact_sketch(seed)
+        run, _ = train_parse_args(["--subject", sketch.subject, "--prompt", "short"])
+        assert row["prompt"] == prompt_messages(run)  # exactly what GRPO training sends
+        assert row["completion"] == [{"role": "assistant", "content": sketch.reply()}]
+        assert extract_sketch(sketch.reply()).code == sketch.code
+    loved = compact_examples(5, tiers=["love"], start=100)
+    assert all(compact_tier(compact_sketch(int(i.split("-")[1])).variant) == "love"
+               for i in loved.ids)
+    assert compact_tier("good") == "love" and compact_tier("muddy") == "okay"
+    phrase = compact_sketch(3).subject
+    same = compact_examples(3, subjects=[phrase], prompt="short")
+    assert {row["prompt"][-1]["content"] for row in same.rows} == {f"Paint {phrase} in "
+                                                                   "watercolour."}
+    with pytest.raises(InputError, match="only 0 compact sketches"):
+        compact_examples(1, subjects=["a blue unicorn"], max_seeds=50)
+    with pytest.raises(InputError, match="--compact-examples must be at least 1"):
+        parse_args(["--source", "compact", "--compact-examples", "0"])
 
 
 def test_strip_comments_keeps_the_code_and_strings_with_slashes():

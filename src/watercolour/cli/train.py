@@ -16,7 +16,8 @@ from watercolour.cli.handoff import add_handoff_parser
 def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
     add_handoff_parser(
         verbs, name, main=main,
-        help="train the painter with GRPO (TRL): any scale, --config recipes/*.yaml",
+        help="train the painter with GRPO (TRL): any scale, --config RECIPE (a shipped "
+             "recipe such as tiny-cpu or full-35b, or a YAML file)",
         description="Train with GRPO. Flags: TRL's GRPOConfig plus ours; see --help.")
 
 

@@ -1,8 +1,10 @@
 """``watercolour sft``: a supervised warm start on a rated pool with TRL's ``SFTTrainer``, before
 GRPO (``watercolour train --model OUT/final``).
 
-The examples are the pool's sketches of the chosen tiers as *prompt-completion
-conversational* rows (:mod:`watercolour.train.sft_data`): the prompt is exactly what GRPO
+The examples (``--source pool``) are the pool's sketches of the chosen tiers, or
+(``--source compact``) generated sketches in the tiny painter's compact helper style, a third
+the length in a small model's tokenizer, as *prompt-completion conversational* rows
+(:mod:`watercolour.train.sft_data`): the prompt is exactly what GRPO
 training sends for the row's subject, the completion the fenced sketch. With such rows TRL
 1.16's ``SFTTrainer`` sets ``completion_only_loss`` itself (``SFTConfig.completion_only_loss``
 None: True when the rows have ``prompt`` and ``completion``): it renders the prompt with the
@@ -54,8 +56,10 @@ from watercolour.train.config import (
     find_recipe,
     wire_model_init_kwargs,
 )
-from watercolour.train.sft_data import Examples, build_examples, parse_tiers
+from watercolour.train.sft_data import Examples, build_examples, compact_examples, parse_tiers
 
+SOURCES = ("pool", "compact")
+"""Where ``watercolour sft``'s examples come from (:mod:`watercolour.train.sft_data`)."""
 RECORD = "sft.json"
 FINAL_RECORD = "sft-model.json"
 """The record saved inside ``OUT/final`` (where the model came from)."""
@@ -82,6 +86,13 @@ class SftArguments(ModelConfig):
         "help": "Shorthand for --lora_target_modules all-linear (the default here)."})
     adapt_vision: bool = field(default=False, metadata={
         "help": "Also put LoRA adapters on a vision tower (Qwen3.5's model.visual)."})
+    source: str = field(default="pool", metadata={
+        "choices": list(SOURCES), "help": "Where the examples come from: pool (the rated "
+        "pool's sketches) or compact (generated sketches in the tiny painter's compact helper "
+        "style, ~750 tokens each for SmolLM2; --compact-examples of them)."})
+    compact_examples: int = field(default=256, metadata={
+        "help": "With --source compact: how many generated sketches (of --tiers: a good "
+                "variant is love, a flawed one okay)."})
     pool: str = field(default=DEFAULT_POOL, metadata={
         "help": "The rated pool: a pool folder, a build folder or a Hub dataset id."})
     tiers: str = field(default="love,okay", metadata={
@@ -114,6 +125,12 @@ class SftArguments(ModelConfig):
             raise InputError(str(err)) from None
         RunArguments._check_model_and_lora(self)  # type: ignore[arg-type]  # the same rules
         self.tiers = ",".join(parse_tiers(self.tiers))
+        if self.source not in SOURCES:
+            raise InputError(f"--source must be one of {', '.join(SOURCES)}, got "
+                             f"{self.source!r}")
+        if self.compact_examples < 1:
+            raise InputError(f"--compact-examples must be at least 1, got "
+                             f"{self.compact_examples}")
         if self.prompt not in ("full", "short"):
             raise InputError(f"--prompt must be full or short, got {self.prompt!r}")
         if isinstance(self.chat_template_kwargs, str):
@@ -228,11 +245,17 @@ def counter(tokenizer: Any) -> Any:
 
 
 def examples_for(sft: SftArguments, tokenizer: Any) -> Examples:
-    """The run's training rows (:func:`watercolour.train.sft_data.build_examples`)."""
-    examples = build_examples(sft.pool, tiers=sft.tiers.split(","), prompt=sft.prompt,
-                              subjects=sft.subjects, strip=sft.strip_comments,
-                              max_sketch_tokens=sft.max_sketch_tokens,
-                              count_tokens=counter(tokenizer))
+    """The run's training rows: the pool's (:func:`~watercolour.train.sft_data.build_examples`)
+    or generated compact sketches (:func:`~watercolour.train.sft_data.compact_examples`)."""
+    if sft.source == "compact":
+        examples = compact_examples(sft.compact_examples, tiers=sft.tiers.split(","),
+                                    prompt=sft.prompt, subjects=sft.subjects,
+                                    count_tokens=counter(tokenizer))
+    else:
+        examples = build_examples(sft.pool, tiers=sft.tiers.split(","), prompt=sft.prompt,
+                                  subjects=sft.subjects, strip=sft.strip_comments,
+                                  max_sketch_tokens=sft.max_sketch_tokens,
+                                  count_tokens=counter(tokenizer))
     if sft.chat_template_kwargs:
         for row in examples.rows:
             row["chat_template_kwargs"] = dict(sft.chat_template_kwargs)
@@ -315,7 +338,8 @@ def dry_run(sft: SftArguments, training: SftTrainArguments) -> dict[str, Any]:
         whole = example_tokens(examples.rows, tokenizer)
         params = trainable(sft, folder or sft.model_name_or_path)
     max_length = training.max_length
-    return {"config": resolved(sft, training), "pool": sft.pool, "tiers": sft.tiers,
+    origin = sft.pool if sft.source == "pool" else "generated compact sketches"
+    return {"config": resolved(sft, training), "pool": origin, "tiers": sft.tiers,
             "pool_rows": examples.pool_rows, **examples.counts, "tokenizer": source,
             "completion_tokens": spread(examples.completion_tokens),
             "example_tokens": spread(whole),

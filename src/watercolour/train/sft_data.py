@@ -11,6 +11,11 @@ prompt and the request; ``short``: the request alone), the completion the reply 
 asked to write, in the fenced form :func:`watercolour.gates.extract.extract_sketch` takes back
 (the tiny painter's ``reply()``). :func:`strip_comments` and a token limit can shorten the
 targets for a small model.
+
+:func:`compact_examples` is the other source: generated sketches in the tiny painter's compact
+helper style (:mod:`watercolour.models.tiny.sketches`, ~750 tokens in SmolLM2's tokenizer
+against the pool's median ~2,600), for the pool's subjects and palettes, good ones and flawed
+ones, as many as wanted.
 """
 
 from __future__ import annotations
@@ -99,6 +104,49 @@ class Examples:
         from datasets import Dataset
 
         return Dataset.from_list(self.rows)
+
+
+COMPACT_TIER = {"good": "love"}
+"""A compact sketch's tier: a good variant is ``love``, a flawed one (flat, muddy, sparse,
+dark, off centre) ``okay``: the pool's synthetic tiers follow the same split."""
+
+
+def compact_tier(variant: str) -> str:
+    return COMPACT_TIER.get(variant, "okay")
+
+
+def compact_examples(count: int, *, tiers: Sequence[str] = TIERS, prompt: str = "full",
+                     subjects: Sequence[str] = (), start: int = 0, max_seeds: int = 100_000,
+                     count_tokens: Callable[[str], int] | None = None) -> Examples:
+    """``count`` generated compact sketches of ``tiers`` (and ``subjects``, phrases such as
+    ``"a peach hibiscus"``, when given) as training rows, from seed ``start`` on; the ids are
+    ``compact-SEED``; ``count_tokens`` counts each reply. Too few matching sketches within
+    ``max_seeds`` seeds is an InputError."""
+    from watercolour.models.tiny.sketches import compact_sketch
+    from watercolour.train.trainer import prompt_messages
+
+    if count < 1:
+        raise InputError(f"--compact-examples must be at least 1, got {count}")
+    tiers = parse_tiers(tiers)
+    wanted = set(subjects)
+    examples = Examples([], [], 0, {"selected": 0, "too_long": 0})
+    for seed in range(start, start + max_seeds):
+        if len(examples.rows) == count:
+            break
+        sketch = compact_sketch(seed)
+        if compact_tier(sketch.variant) not in tiers or (wanted and sketch.subject not in wanted):
+            continue
+        request = SimpleNamespace(prompt=prompt, subject=sketch.subject)
+        examples.rows.append({"prompt": prompt_messages(request),  # type: ignore[arg-type]
+                              "completion": [{"role": "assistant", "content": sketch.reply()}]})
+        examples.ids.append(f"compact-{seed}")
+        if count_tokens is not None:
+            examples.completion_tokens.append(count_tokens(sketch.reply()))
+    if len(examples.rows) < count:
+        raise InputError(f"only {len(examples.rows)} compact sketches of tiers "
+                         f"{','.join(tiers)} and subjects {sorted(wanted)} in {max_seeds} seeds")
+    examples.counts.update(selected=count, kept=count)
+    return examples
 
 
 def load_rows(pool: str | os.PathLike[str]) -> list[dict[str, Any]]:

@@ -139,8 +139,8 @@ class TinyEvaluateFlags:
     top_p: float | None = flag(type=float, help="nucleus sampling: keep the likeliest tokens "
                                "up to this mass (default 1, or the recipe's)")
     love_references: int | None = flag(type=int, help="how many of each group's references "
-                                       "come from the love tier (default half of "
-                                       "--references; all of them is the harder bar)")
+                                       "come from the love tier (default half of them, "
+                                       "WATERCOLOUR_REFERENCES; all is the harder bar)")
     turns: int = flag(type=int, default=1, help="episodes of this many turns: each revision "
                       "follows the critique of the turn before (default 1: single replies)")
     untrained: bool = switch(help="evaluate the model before its warm start: the same "
