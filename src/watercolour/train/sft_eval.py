@@ -10,6 +10,10 @@ writes ``OUT/eval.json`` (``{"samples": N, "before": {...}, "after": {...}}``: e
 pass rate, rejection reasons, reward mean and spread, and one row per sample without its
 text) and ``OUT/before.png`` / ``OUT/after.png`` (every sample's render or why it was
 rejected, in order). The work is :func:`watercolour.train.evaluate.evaluate`'s.
+
+A side already in ``OUT/eval.json`` for the same policy, sampling, group, mix and gate is kept,
+not sampled again: ``--before`` alone can run while the warm start still trains, and the run
+with ``--after`` then adds its side (a changed setting starts the file afresh).
 """
 
 from __future__ import annotations
@@ -39,17 +43,39 @@ def side_record(result: dict[str, Any]) -> dict[str, Any]:
     return {**{k: result.get(k) for k in KEPT}, "rows": rows}
 
 
+def kept_sides(out: Path, record: dict[str, Any], policies: dict[str, str],
+               reward: dict[str, Any]) -> dict[str, Any]:
+    """The sides of ``out/eval.json`` that stand: same sampling and group as ``record``, the
+    same policy, mix and gate mode as asked now (``reward``: ``mix``, ``gate_mode``)."""
+    path = out / "eval.json"
+    if not path.is_file():
+        return {}
+    import json
+
+    old = json.loads(path.read_text())
+    if any(old.get(k) != record[k] for k in ("samples", "sampling", "group")):
+        return {}
+    return {side: old[side] for side, policy in policies.items()
+            if isinstance(old.get(side), dict) and old[side].get("policy") == policy
+            and all(old[side].get(k) == v for k, v in reward.items())}
+
+
 def compare(policies: dict[str, str], sampling: Sampling, rewarder: Any, out: Path,
             group: int = 8) -> dict[str, Any]:
     """Evaluate each of ``policies`` (``{"before": ..., "after": ...}``) with ``sampling`` and
-    ``rewarder``; write ``eval.json`` and one contact sheet per side into ``out``."""
+    ``rewarder``; write ``eval.json`` and one contact sheet per side into ``out``. A side
+    ``out/eval.json`` already holds for the same settings is kept (:func:`kept_sides`)."""
     from watercolour.io import write_json_atomic
     from watercolour.train.evaluate import evaluate
 
     out.mkdir(parents=True, exist_ok=True)
     record: dict[str, Any] = {"samples": sampling.samples, "sampling": asdict(sampling),
                               "group": group}
+    reward = {"mix": rewarder.config.mix.name, "gate_mode": rewarder.config.gate_mode}
+    record |= kept_sides(out, record, policies, reward)
     for side, policy in policies.items():
+        if side in record and (out / f"{side}.png").is_file():
+            continue
         result = evaluate(policy, rewarder, sampling, group=group, sheet=out / f"{side}.png")
         record[side] = side_record(result)
         write_json_atomic(out / "eval.json", record)  # a side at a time: a crash keeps one
@@ -74,7 +100,8 @@ class SftEvalFlags:
     the shared flags of :mod:`watercolour.flags`)."""
 
     before: str = flag(required=True, help="the policy before (builtin, folder)")
-    after: str = flag(required=True, help="the policy after (a model folder)")
+    after: str | None = flag(help="the policy after (a model folder); left out, only the "
+                             "before side is sampled (a later run with it keeps that side)")
     out: Path = flag(like=OUT, required=True, help="where eval.json and the contact sheets go")
     pool: str | None = flag(like=POOL, help="the reference pool (the judge's)")
     mix: str = flag(like=MIX, default=DEFAULT_MIX, help=None)
@@ -101,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
                         batch=args.batch)
     config, _ = reward_config(args.mix, args.pool, args.gate_mode)
     with Renderer() as renderer:
-        record = compare({"before": args.before, "after": args.after}, sampling,
+        policies = {"before": args.before} | ({"after": args.after} if args.after else {})
+        record = compare(policies, sampling,
                          Rewarder(config, renderer=renderer), args.out)
     print(headline(record), file=sys.stdout)
     return 0
