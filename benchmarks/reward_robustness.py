@@ -8,7 +8,7 @@ the embedded judge and scorer, four references, the mean over seeds 0-2 (render 
 reference seed), the subject ``a peach hibiscus``. Steps, all measured in one run:
 
 1. fit the pool-fitted judge and the banded scorer on the pool;
-2. red team (:func:`watercolour.rewards.redteam.search`): per adversarial family, random
+2. red team (:func:`watercolour.analysis.redteam.search`): per adversarial family, random
    sketches and mutations of the best (the issue's gamed sketches are starting points),
    scored at seed 0; the abstract families' winners become negatives, the judge is refitted,
    and the search runs again, until their best stays :data:`MARGIN` below the pool's ``love``
@@ -252,14 +252,7 @@ def main() -> None:
         legacy_score(args.legacy_score)
         return
 
-    from watercolour.examples import load_example
-    from watercolour.io import write_json_atomic
-    from watercolour.pool import load_pool
-    from watercolour.render import Renderer
-    from watercolour.rewards import consistency
-    from watercolour.rewards.hps.offline import STARTER_BANDS, PoolBandedAestheticScorer
-    from watercolour.rewards.judge.offline_judge import PoolFittedJudge, held_out_accuracy
-    from watercolour.rewards.redteam import (
+    from watercolour.analysis.redteam import (
         FAMILIES,
         GAMED,
         RenderCache,
@@ -271,6 +264,13 @@ def main() -> None:
         padded_with_string,
         search,
     )
+    from watercolour.examples import load_example
+    from watercolour.io import write_json_atomic
+    from watercolour.pool import load_pool
+    from watercolour.render import Renderer
+    from watercolour.rewards import consistency
+    from watercolour.rewards.hps.offline import STARTER_BANDS, PoolBandedAestheticScorer
+    from watercolour.rewards.judge.offline_judge import PoolFittedJudge, held_out_accuracy
     from watercolour.rewards.references import ReferencePool
 
     started = time.monotonic()
@@ -650,7 +650,7 @@ COPY_DISGUISES: dict[str, dict[str, Any]] = {
     "scale0.75": {"scale": 0.75}, "scale1.15+sum": {"scale": 1.15, "rewrite": "sum"},
     "product": {"rewrite": "product"},
     "desync+mirror_x": {"turn": "mirror_x", "desync": True}}
-"""The disguises (:func:`~watercolour.rewards.redteam.disguise_sketch`) of each copied pool
+"""The disguises (:func:`~watercolour.analysis.redteam.disguise_sketch`) of each copied pool
 painting, rendered at seeds 0-2 (``seed``: the sketch as it is, at another seed;
 ``desync``: an invisible stroke first, so the picture bleeds as at another seed, which the
 render comparison at the rollout's seed cannot see: recorded as ``render_blind_spots``)."""
@@ -680,9 +680,9 @@ def copy_distribution(pool, codes: dict[str, str], subjects: dict[str, str], gat
       :data:`COPY_EDITS` at seed 0, and the disguises of :data:`COPY_DISGUISES` at seeds 0-2,
       each checked in full and by render alone (the sketch comparison off): all caught.
     """
+    from watercolour.analysis.redteam import disguise_sketch, edit_sketch
     from watercolour.examples import example_names, load_example
     from watercolour.rewards.copies import CopyDetector, aligned_similarity, paint_of
-    from watercolour.rewards.redteam import disguise_sketch, edit_sketch
     from watercolour.rewards.references import ReferencePool
 
     full = CopyDetector.from_pool(pool, render=render)

@@ -118,7 +118,7 @@ def test_flood_fixtures_are_shapeless_on_every_seed(name, renderer):
 @pytest.mark.browser
 @pytest.mark.slow
 def test_flat_floods_of_the_red_team_family_are_shapeless_on_every_seed(renderer):
-    from watercolour.rewards.redteam import FAMILIES
+    from watercolour.analysis.redteam import FAMILIES
 
     family = FAMILIES["flood"]
     for k in range(3):

@@ -15,6 +15,13 @@ import pytest
 from PIL import Image
 from robust_support import flower
 
+from watercolour.analysis.redteam import (
+    REWRITES,
+    TURNS,
+    disguise_sketch,
+    disguised_copy_families,
+    edit_sketch,
+)
 from watercolour.examples import example_names, load_example
 from watercolour.rewards.copies import (
     RENDER_THRESHOLD,
@@ -25,13 +32,6 @@ from watercolour.rewards.copies import (
     paint_of,
     screen_similarity,
     sketch_tokens,
-)
-from watercolour.rewards.redteam import (
-    REWRITES,
-    TURNS,
-    disguise_sketch,
-    disguised_copy_families,
-    edit_sketch,
 )
 from watercolour.rewards.references import ReferencePool
 

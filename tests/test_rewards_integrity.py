@@ -9,12 +9,12 @@ from __future__ import annotations
 import pytest
 from robust_support import flower, flower_pool
 
+from watercolour.analysis.redteam import edit_sketch, gamed_sketch, padded, padded_with_string
 from watercolour.examples import load_example
 from watercolour.rewards import Mix, RewardConfig, Rewarder, draw_references
 from watercolour.rewards.copies import SKETCH_THRESHOLD, CopyDetector
 from watercolour.rewards.hps.offline import PoolBandedAestheticScorer
 from watercolour.rewards.length import count_tokens, length_term, painting_code
-from watercolour.rewards.redteam import edit_sketch, gamed_sketch, padded, padded_with_string
 from watercolour.rewards.references import ReferencePool, subject_key
 
 EXAMPLE = load_example("peach_hibiscus")

@@ -8,11 +8,11 @@ import random
 import pytest
 from robust_support import flower, flower_pool
 
+from watercolour.analysis.redteam import FAMILIES, GAMED, RenderCache, gamed_sketch, search
 from watercolour.gates import take_inventory
 from watercolour.render.brush import ALLOWLIST
 from watercolour.rewards.judge.offline_judge import PoolFittedJudge
 from watercolour.rewards.length import length_term
-from watercolour.rewards.redteam import FAMILIES, GAMED, RenderCache, gamed_sketch, search
 
 
 def test_every_family_writes_allowlisted_sketches():

@@ -9,6 +9,8 @@
 - :mod:`~watercolour.analysis.plots` — figures of a curve; :mod:`~.gallery` — rendered sketches;
   :func:`write_rollout_gallery` — a static, sortable, offline HTML page of a run's rollouts;
   :class:`RolloutBrowser` — the same rollouts in ipywidgets (sort, filter, the group beside).
+- :mod:`~watercolour.analysis.redteam` — sketches that try to game the reward and a search over
+  them (``benchmarks/reward_robustness.py`` runs it; chapter 05 shows its gamed sketches).
 """
 
 from watercolour.analysis.curves import COMPONENTS, PUBLISHED, published_curve, read_curve

@@ -14,7 +14,7 @@ Two kinds, both used to fit the offline judge
   coloured paper, a flood of one colour.
 
 :func:`form_negatives` and :func:`abstract_negatives` make seeded batches of them. The
-red-team search (:mod:`watercolour.rewards.redteam`) renders the same families as real
+red-team search (:mod:`watercolour.analysis.redteam`) renders the same families as real
 sketches.
 """
 

@@ -37,7 +37,7 @@ an L2-regularised Bradley-Terry loss) on ordered pairs, weighted by kind
 **negatives** (the build folder's negative renders, degraded copies of the pool's paintings,
 form-destroying copies that keep their colours: :mod:`watercolour.rewards.negatives`,
 abstract families, and whatever ``negatives`` the caller adds, e.g. a red-team search's
-winners: :mod:`watercolour.rewards.redteam`); each painting above its own degraded and
+winners: :mod:`watercolour.analysis.redteam`); each painting above its own degraded and
 form-destroyed copies (so strewing confetti over a painting never pays); and, where the pool
 has several subjects, a ``love`` painting of a subject above paintings of other subjects,
 asked about that subject.
