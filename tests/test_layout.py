@@ -53,13 +53,7 @@ LAYERS = (
     Layer(("__main__",)),
 )
 
-KNOWN_CIRCLES: tuple[frozenset[str], ...] = (
-    # The reward's core (issue 40): a component's prepare(rewarder) mutates the Rewarder, so
-    # the declarative rubric depends on the orchestrator that reads it (the TYPE_CHECKING
-    # imports of rewards.evaluate close it). Left for a later session.
-    frozenset({"rewards.backends", "rewards.config", "rewards.evaluate", "rewards.mix",
-               "rewards.rubric", "rewards.terms"}),
-)
+KNOWN_CIRCLES: tuple[frozenset[str], ...] = ()
 """Module circles (strongly connected sets, names without the package's prefix) that exist
 today and are to go. Nothing may be added here."""
 

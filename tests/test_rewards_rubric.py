@@ -21,6 +21,7 @@ from watercolour.rewards.pigment import PigmentBands, coverage
 from watercolour.rewards.record import RewardRecord
 from watercolour.rewards.references import ReferencePool
 from watercolour.rewards.rubric import NAMES, RUBRIC, WEIGHTED, Component, component
+from watercolour.rewards.terms import TERMS, Group, Setup
 from watercolour.rewards.trl import RewardFunctions
 
 PIGMENT_ENV = {"WATERCOLOUR_JUDGE_WEIGHT": "0.5", "WATERCOLOUR_HPS_WEIGHT": "0.3",
@@ -56,7 +57,28 @@ def test_every_component_is_declared_once_with_a_role():
     with pytest.raises(KeyError, match="the rubric has gate, length"):
         component("beauty")
     with pytest.raises(ValueError, match="a fixed weight or a variable"):
-        Component("both", "x", component("gate").score, weight=0.1, env="X")
+        Component("both", "x", weight=0.1, env="X")
+
+
+def test_every_component_has_its_term():
+    assert tuple(TERMS) == NAMES
+
+
+def test_a_term_builds_from_the_configuration_and_the_pool_and_scores_a_group_alone():
+    ref = pool(6, 6)
+    term = TERMS["pigment"](Setup(RewardConfig(mix=Mix.from_env(PIGMENT_ENV)), ref))
+    love = ref.tier("love")[0].png
+    (score,) = term.score(Group(["a reply"], [], [0], [love], "a rose", None))
+    assert score.raw == pytest.approx(PigmentBands.fit(ref).score(love, "a rose")[0])
+    assert term.backend == "love-tier coverage bands"
+
+
+def test_the_rewarder_keeps_the_term_of_each_weighed_component():
+    rewarder = Rewarder(RewardConfig(mix=Mix.preset("hps-only")), pool=pool(4, 4))
+    assert list(rewarder.terms) == ["gate", "length", "hps"]
+    assert rewarder.backend("gate") == "chromium" and rewarder.backend("judge") is None
+    assert rewarder.backend("length") == "characters / 4"
+    assert rewarder.backend("hps").startswith("offline-aesthetic (bands fitted to the pool's")
 
 
 def test_the_pigment_weight_is_a_documented_variable_that_defaults_to_zero():

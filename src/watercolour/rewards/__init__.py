@@ -7,7 +7,8 @@ pigment); mixes; one typed record per evaluation; ``None`` when the infrastructu
 ...     rewarder.evaluate(reply, subject="a peach hibiscus", seed=7).to_dict()
 
 Modules, one job each: :mod:`~watercolour.rewards.rubric` (the components, declared once),
-:mod:`~watercolour.rewards.terms` (how each scores a group),
+:mod:`~watercolour.rewards.terms` (each component's scorer: built from the configuration and the
+pool, it scores a group),
 :mod:`~watercolour.rewards.record` (the typed record and its wire format),
 :mod:`~watercolour.rewards.pigment` (coverage against the love tier),
 :mod:`~watercolour.rewards.length` (the ramp),

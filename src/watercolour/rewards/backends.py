@@ -8,20 +8,16 @@ chapters build them here, so the choice is made in one place:
 - the scorer: the HPSv3 service's client when ``hps_url`` is set, else the offline aesthetic
   scorer with bands fitted to the pool's ``love`` tier (its built-in bands without a pool);
 - the pool: the configured one (``WATERCOLOUR_POOL``), else ``runs/pool`` when it exists;
-  checked at start-up to hold enough references.
+  checked at start-up to hold enough references when the judge weighs (:func:`resolve_pool`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from watercolour.errors import SetupError
+from watercolour.rewards.config import RewardConfig
 from watercolour.rewards.hps.base import PreferenceScorer
 from watercolour.rewards.judge.base import PairwiseJudge
 from watercolour.rewards.references import ReferencePool, draw_references
-
-if TYPE_CHECKING:  # the config imports the mix, which imports the rubric, which imports this
-    from watercolour.rewards.config import RewardConfig
 
 
 class RewardSetupError(SetupError):
@@ -66,6 +62,20 @@ def load_pool(config: RewardConfig) -> ReferencePool | None:
         return ReferencePool.load(source)
     except (FileNotFoundError, ValueError) as err:
         raise RewardSetupError(f"cannot use the pool {source}: {err}") from err
+
+
+def resolve_pool(config: RewardConfig, pool: ReferencePool | None, *, for_judge: bool
+                 ) -> ReferencePool | None:
+    """The pool a reward uses: ``pool``, else the configured one. The judge requires it and
+    enough references in it (:func:`check_pool`); without the judge it may be None, and when
+    there is one it bounds the scorer and finds near copies (:func:`load_pool`).
+
+    Raises:
+        RewardSetupError: the judge has no usable pool, or a configured pool cannot be read.
+    """
+    if for_judge:
+        return check_pool(config, pool)
+    return pool if pool is not None else load_pool(config)
 
 
 def make_judge(config: RewardConfig, pool: ReferencePool) -> PairwiseJudge:

@@ -35,7 +35,7 @@ from typing import Any
 
 from watercolour.gates import GateVerdict, check
 from watercolour.prompt import DEFAULT_SUBJECT
-from watercolour.rewards.backends import RewardSetupError, load_pool
+from watercolour.rewards.backends import RewardSetupError, resolve_pool
 from watercolour.rewards.config import RewardConfig
 from watercolour.rewards.copies import CopyDetector, NearCopy
 from watercolour.rewards.hps.base import PreferenceScorer
@@ -44,7 +44,7 @@ from watercolour.rewards.mix import combine
 from watercolour.rewards.record import ComponentScore, RewardRecord, Unavailable
 from watercolour.rewards.references import ReferencePool, References, draw_references
 from watercolour.rewards.rubric import RUBRIC, Component
-from watercolour.rewards.terms import Group, Score
+from watercolour.rewards.terms import Group, Score, Setup, Term, build_terms
 
 # ---------------------------------------------------------------- the record
 
@@ -122,22 +122,13 @@ class Rewarder:
         self.config = config or RewardConfig.from_env()
         self.mix = self.config.mix
         self.renderer = renderer
-        self.tokenizer = tokenizer
-        self.judge = judge
-        self.scorer = scorer
-        self.backends: dict[str, Any] = {}
-        """What a component's ``prepare`` builds for it, by component name (the judge and the
-        preference scorer, which callers may pass in, are :attr:`judge` and :attr:`scorer`)."""
-        self.pool = pool
+        self.pool = resolve_pool(self.config, pool, for_judge=self.mix.needs("judge"))
         self.components: list[Component] = [c for c in RUBRIC if self.mix.needs(c.name)]
         """The rubric's components this mix weighs, in order."""
-        if self.pool is None and not self.mix.needs("judge"):
-            # the judge checks its pool itself (a clear error when there is none); without
-            # it, a pool still bounds the scorer and finds near copies
-            self.pool = load_pool(self.config)
-        for c in self.components:
-            if c.prepare is not None:
-                c.prepare(self)
+        self.terms: dict[str, Term] = build_terms(
+            self.components, Setup(self.config, self.pool, tokenizer=tokenizer, judge=judge,
+                                   scorer=scorer))
+        """The scorer of each weighed component, by name."""
         self.copies = CopyDetector.from_pool(
             self.pool, self.config.copy_sketch, self.config.copy_render,
             render=self._render_pool_sketch if renderer is not None else None,
@@ -150,6 +141,11 @@ class Rewarder:
         return self.renderer.render(code, seed=seed).png
 
     # ------------------------------------------------------------ public
+    def backend(self, name: str) -> str | None:
+        """What fills the component's slot (None when the mix does not weigh it)."""
+        term = self.terms.get(name)
+        return term.backend if term is not None else None
+
     def references(self, seed: int, subject: str | None = DEFAULT_SUBJECT,
                    love: int | None = None) -> References | None:
         """The group's references: drawn with ``seed`` from the paintings of ``subject``,
@@ -251,7 +247,7 @@ class Rewarder:
         some rollout was rendered."""
         def timed(c: Component) -> _Timed:
             t = time.monotonic()
-            return _Timed(c.score(self, group), time.monotonic() - t)
+            return _Timed(self.terms[c.name].score(group), time.monotonic() - t)
 
         out = {c.name: timed(c) for c in self.components if not c.on_render}
         on_render = [c for c in self.components if c.on_render]
@@ -269,7 +265,7 @@ class Rewarder:
         weighed = self.mix.needs(c.name)
         details = dict(score.details) if score is not None else {}
         return ComponentScore(
-            **part, role=c.role, backend=c.backend(self) if weighed else None,
+            **part, role=c.role, backend=self.backend(c.name),
             called=weighed and (asked or not c.on_render),
             error=score.error if score is not None else None,
             zeroed="near_copy" if (copied and c.on_render and weighed) else None,

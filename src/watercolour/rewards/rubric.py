@@ -2,12 +2,14 @@
 
 A :class:`Component` names a term, says what its slot measures (``role``), how it weighs (a
 fixed weight, or a ``WATERCOLOUR_*_WEIGHT`` variable), whether a zero from it vetoes the rest
-(the gate), whether it looks at the render, how it scores a group and which backend fills it
-(:mod:`watercolour.rewards.terms`). Everything else reads :data:`RUBRIC`: the mixes and their
+(the gate) and whether it looks at the render. It is plain data: how it scores a group and
+which backend fills it are its term's (:mod:`watercolour.rewards.terms`, which builds each
+from the configuration and the pool). Everything else reads :data:`RUBRIC`: the mixes and their
 variables (:mod:`~watercolour.rewards.mix`), the total (``combine``), the rewarder, the TRL
 reward functions (one per weighted component), the per-step metrics, the rollout log's
 columns, the environment client, the CLI and the chapters. Adding a term is one declaration
-here and its scoring function.
+here and its term (a class with ``build`` and ``score``) in
+:data:`watercolour.rewards.terms.TERMS`.
 
 =========  ============================================  =========================  ==========
 name       role                                          weight                     backend
@@ -29,16 +31,8 @@ slot is the offline aesthetic scorer and "judge" is the pool-fitted judge.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-from watercolour.rewards import terms
-
-if TYPE_CHECKING:
-    from watercolour.rewards.evaluate import Rewarder
-
-Scorer = Callable[["Rewarder", terms.Group], list[terms.Score]]
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -48,7 +42,6 @@ class Component:
     name: str
     role: str
     """What the slot measures, for people (tables, the CLI, the book)."""
-    score: Scorer
     weight: float | None = None
     """A fixed weight; None for a component weighed by its variable (:attr:`env`)."""
     env: str | None = None
@@ -59,10 +52,6 @@ class Component:
     on_render: bool = True
     """Scored only on rollouts the gate passed that are not near copies of a pool painting (a
     near copy's score is 0, recorded as ``zeroed: near_copy``)."""
-    prepare: Callable[[Rewarder], None] | None = None
-    """Builds its backend on the rewarder, once (raises ``RewardSetupError``)."""
-    backend: Callable[[Rewarder], str | None] = lambda rewarder: None
-    """What fills the slot, recorded with every score."""
     part: str | None = None
     """The part an unavailable rollout names when this component could not score (default:
     its name)."""
@@ -77,20 +66,15 @@ class Component:
 
 
 RUBRIC: tuple[Component, ...] = (
-    Component("gate", "the sketch compiles, uses p5.brush and leaves paint", terms.score_gate,
-              weight=0.05, vetoes=True, on_render=False, part="render",
-              backend=lambda r: "chromium"),
-    Component("length", "a ramp on the reply's length", terms.score_length, weight=0.05,
-              on_render=False, backend=terms.length_backend),
+    Component("gate", "the sketch compiles, uses p5.brush and leaves paint", weight=0.05,
+              vetoes=True, on_render=False, part="render"),
+    Component("length", "a ramp on the reply's length", weight=0.05, on_render=False),
     Component("judge", "pairwise wins against references drawn from the pool",
-              terms.score_judge, env="WATERCOLOUR_JUDGE_WEIGHT", prepare=terms.prepare_judge,
-              backend=lambda r: getattr(r.judge, "name", None)),
-    Component("hps", "human preference of the render (HPSv3's slot)", terms.score_preference,
-              env="WATERCOLOUR_HPS_WEIGHT", prepare=terms.prepare_preference,
-              backend=lambda r: getattr(r.scorer, "name", None)),
-    Component("pigment", "paint coverage against the pool's love tier", terms.score_pigment,
-              env="WATERCOLOUR_PIGMENT_WEIGHT", prepare=terms.prepare_pigment,
-              backend=lambda r: "love-tier coverage bands"),
+              env="WATERCOLOUR_JUDGE_WEIGHT"),
+    Component("hps", "human preference of the render (HPSv3's slot)",
+              env="WATERCOLOUR_HPS_WEIGHT"),
+    Component("pigment", "paint coverage against the pool's love tier",
+              env="WATERCOLOUR_PIGMENT_WEIGHT"),
 )
 
 NAMES: tuple[str, ...] = tuple(c.name for c in RUBRIC)

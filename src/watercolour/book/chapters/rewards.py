@@ -83,7 +83,7 @@ class Scoring:
         if note:
             lines.append(f"chosen by the book's pipeline: {note}")
         lines.append(f"judge: {self.judge.name} (ready in {self.fit_seconds:.1f} s); "
-                     f"hps: {self.rewarder.scorer.name}")
+                     f"hps: {self.rewarder.backend('hps')}")
         return "\n".join(lines)
 
 
@@ -298,7 +298,7 @@ def write_results(scoring: Scoring, out: Path, *, parameters: dict[str, Any],
     results = {
         "parameters": {**parameters, "pool": str(scoring.pool_path)},
         "config": scoring.config.resolved(),
-        "judge": scoring.judge.name, "hps": scoring.rewarder.scorer.name,
+        "judge": scoring.judge.name, "hps": scoring.rewarder.backend("hps"),
         "pool": {"tiers": scoring.pool.counts(), "negatives": len(scoring.pool.negatives),
                  "described": scoring.described, "note": note},
         "fit_seconds": round(scoring.fit_seconds, 2),
