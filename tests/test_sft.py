@@ -143,23 +143,32 @@ def test_bad_tier_empty_selection_and_missing_pool_are_one_input_error(pool, tmp
         build_examples(tmp_path / "nowhere")
 
 
-@pytest.mark.parametrize("recipe", ["sft-cpu", "sft-4b"])
+@pytest.mark.parametrize("recipe", ["sft-cpu", "sft-4b", "sft-smollm2"])
 def test_the_recipes_parse_and_dry_run(recipe, pool, tmp_path, monkeypatch):
     sft, training = parse_args(["--config", recipe, "--pool", str(pool), "--out",
                                 str(tmp_path / "out"), "--dry-run"])
-    assert sft.use_peft and sft.lora_target_modules == "all-linear" and training.seed == 0
+    assert sft.lora_target_modules == "all-linear" and training.seed == 0
     if recipe == "sft-4b":  # the GPU recipe: parsed and planned, no 4B weights loaded
-        assert training.bf16 and sft.dtype == "bfloat16"
+        assert training.bf16 and sft.dtype == "bfloat16" and sft.use_peft
         assert sft.chat_template_kwargs == {"enable_thinking": False}
         sft.model_name_or_path = "builtin:mini-qwen3.5"  # the 4B class, tiny widths
-    else:
+    elif recipe == "sft-cpu":
         assert not training.bf16 and sft.strip_comments and sft.max_sketch_tokens == 3000
+        assert sft.use_peft and sft.source == "pool"
         sft.model_name_or_path = "builtin:tiny-qwen3"  # SmolLM2 may not be converted here
+    else:  # the compact sketches, every weight trained
+        assert not training.bf16 and not sft.use_peft and sft.source == "compact"
+        assert sft.prompt == "short" and sft.compact_examples == 200
+        sft.model_name_or_path = "builtin:tiny-qwen3"
     data = dry_run(sft, training)
-    assert data["kept"] == 7 and data["completion_tokens"]["max"] > 0
+    assert data["kept"] == (200 if recipe == "sft-smollm2" else 7)
+    assert data["completion_tokens"]["max"] > 0 and data["over_max_length"] == 0
     assert not (tmp_path / "out").exists()
     params = data["parameters"]
-    assert 0 < params["trainable_params"] < params["total_params"]
+    if sft.use_peft:
+        assert 0 < params["trainable_params"] < params["total_params"]
+    else:
+        assert params["trainable_params"] == params["total_params"] > 0
     if recipe == "sft-4b":
         assert params["model_class"].endswith("ForConditionalGeneration")
         assert params["vision_tower_adapted"] is False

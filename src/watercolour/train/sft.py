@@ -15,10 +15,10 @@ trained; the prompt is context.
 Configuration as ``watercolour train``'s (:mod:`watercolour.train.config`): TRL's
 :class:`~trl.ModelConfig` subclassed with ours (:class:`SftArguments`) and TRL's
 :class:`~trl.SFTConfig` (:class:`SftTrainArguments`), parsed by ``TrlParser``, ``--config``
-a shipped recipe (``sft-cpu``, ``sft-4b``) or a YAML file. LoRA by default (``all-linear``,
-built by train's :func:`~watercolour.train.trainer.lora_config`: TRL's ``get_peft_config``, the
-vision tower excluded), the model resolved, loaded (by TRL, the class its config names) and
-typed as train does. ``OUT`` holds::
+a shipped recipe (``sft-smollm2``, ``sft-cpu``, ``sft-4b``) or a YAML file. LoRA by default
+(``all-linear``, built by train's :func:`~watercolour.train.trainer.lora_config`: TRL's
+``get_peft_config``, the vision tower excluded), the model resolved, loaded (by TRL, the
+class its config names) and typed as train does. ``OUT`` holds::
 
     OUT/checkpoint-N/   the Trainer's checkpoints (--save-steps); --resume takes the last
     OUT/final/          the model, LoRA merged into the base, with its tokenizer and chat
@@ -205,7 +205,8 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[SftArguments, SftTrai
     if "--config" in args:
         index = args.index("--config")
         if index + 1 >= len(args):
-            raise InputError("--config needs a recipe (sft-cpu, sft-4b or a YAML file)")
+            raise InputError("--config needs a recipe (sft-smollm2, sft-cpu, sft-4b or a YAML "
+                             "file)")
         args[index + 1] = str(find_recipe(args[index + 1]))
     try:
         sft, training = parser().parse_args_and_config(args)
