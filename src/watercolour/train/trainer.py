@@ -59,6 +59,20 @@ from watercolour.train.rollouts import RolloutLog
 VERSIONED = ("torch", "transformers", "trl", "peft", "accelerate", "datasets",
              "huggingface_hub", "trackio", "watercolour")
 
+TRL_OVERRIDES = {
+    "_generate_single_turn": "stop strings need the tokenizer in generate(); TRL passes none: "
+                             "https://github.com/huggingface/trl/issues/2820",
+    "_generate": "no public hook times generation or sees a rollout_func's extra fields "
+                 "(images dropped: https://github.com/huggingface/trl/issues/5120)",
+    "_generate_and_score_completions": "no public hook sees a batch's advantages, nor adds a "
+                                       "rollout_func's images to the loss's inputs "
+                                       "(https://github.com/huggingface/trl/issues/5120)",
+    "_get_per_token_logps_and_entropies": "a rollout_func's images in the log-probabilities "
+                                          "(https://github.com/huggingface/trl/issues/5120)",
+}
+"""Each private ``GRPOTrainer`` method the trainer overrides, and why no public hook serves
+(TRL 1.16). ``tests/test_trl_overrides.py`` fails when TRL changes one under it."""
+
 
 class WatercolourGRPOTrainer(GRPOTrainer):
     """GRPOTrainer that times generation (``time/generation_s``) and keeps each generation
