@@ -84,7 +84,8 @@ def test_the_gpu_recipes_and_bf16_load_the_weights_in_bfloat16(recipe, dtype):
     assert t.load_dtype == "bfloat16" and not t.bf16
 
 
-@pytest.mark.parametrize("recipe", ["tiny-cpu", "smoke-4b", "full-35b", "revise-4b"])
+@pytest.mark.parametrize("recipe", ["tiny-cpu", "smoke-4b", "full-35b", "revise-4b",
+                                    "smollm2-cpu"])
 def test_every_recipe_parses(recipe):
     _run, t = parse_args(["--config", str(ROOT / f"src/watercolour/recipes/{recipe}.yaml")])
     assert t.generation_batch_size % t.num_generations == 0
@@ -96,6 +97,14 @@ def test_tiny_recipe_trains_the_tiny_painter_behind_the_allowlist_gate():
     assert run.model_name_or_path == "builtin:tiny-painter"
     assert run.gate_mode == "allowlist" and run.prompt == "short"
     assert training.num_generations == 8 and training.max_steps >= 60
+
+
+def test_the_smollm2_recipe_trains_the_warm_start_with_lora_and_no_reference_pass():
+    run, training = parse_args(["--config", str(ROOT / "src/watercolour/recipes/smollm2-cpu.yaml")])
+    assert run.model_name_or_path == "runs/sft-smollm2/final"
+    assert run.gate_mode == "allowlist" and run.prompt == "short" and run.mix == "judge-led"
+    assert training.beta == 0.0 and training.max_steps >= 40
+    assert training.generation_batch_size == training.num_generations  # one prompt a step
 
 
 @pytest.mark.parametrize("argv, message", [
