@@ -71,6 +71,18 @@ def test_a_run_that_agrees_starts_and_keeps_the_servers_pool():
     assert check_agreement(ours, {"http://s:1": without}) is None  # no pool loaded there
 
 
+def test_the_run_records_what_each_server_answered_and_nothing_in_process():
+    from types import SimpleNamespace
+
+    from watercolour.train.trainer import servers_record
+
+    remote = SimpleNamespace(inner=SimpleNamespace(served={"http://s:1": served()}))
+    recorded = servers_record(remote)
+    assert recorded == {"http://s:1": served().model_dump(mode="json")}
+    assert recorded["http://s:1"]["mix"]["hps"] == 0.9
+    assert servers_record(SimpleNamespace(inner=object())) is None
+
+
 def test_servers_with_different_pools_are_refused():
     ours = RewardConfig(mix=Mix.preset("hps-only"), references=6, gate_mode="allowlist")
     other = served(tiers={"love": ["a"], "okay": ["c"]})
@@ -130,6 +142,7 @@ def test_a_trainer_on_another_mix_than_its_server_refuses_to_start(tmp_path, mon
 
     from watercolour.train.config import parse_args
     from watercolour.train.reward_source import make_rewarder
+    from watercolour.train.trainer import servers_record
 
     pool = pool_folder(tmp_path / "pool")
     server = EnvServer(tmp_path, {
@@ -157,6 +170,10 @@ def test_a_trainer_on_another_mix_than_its_server_refuses_to_start(tmp_path, mon
         try:
             assert source.mix.name == "hps-only" and source.config.references == 2
             assert len(source.inner.pool.tier("love")) == 4  # the curriculum's check reads it
+            recorded = servers_record(source)  # run.json's "servers"
+            assert list(recorded) == [server.url]
+            assert recorded[server.url]["mix_name"] == "hps-only"
+            assert recorded[server.url]["references"] == 2
         finally:
             source.close()
 

@@ -176,6 +176,8 @@ class RemoteRewarder:
         self.headers = auth_headers(token, headers)
         self.pool: ServerPool | None = None
         """The servers' reference pool, once :meth:`agree` has read it."""
+        self.served: dict[str, RewardSettings] = {}
+        """Each server's reward settings (by URL), once :meth:`agree` has read them."""
         self._servers = [_Server(u) for u in self.urls]
         self._cursor = 0
         self._loop = asyncio.new_event_loop()
@@ -225,12 +227,15 @@ class RemoteRewarder:
         """Refuse to score for a trainer whose reward ``config`` differs from any server's
         (the mix, the references, the gate mode) or when the servers' pools differ
         (:func:`~watercolour.env.agreement.check_agreement`); keep the servers' pool
-        (:attr:`pool`) for the trainer's curriculum check.
+        (:attr:`pool`) for the trainer's curriculum check and what each answered
+        (:attr:`served`, by URL) for the run's record.
 
         Raises:
             DisagreementError: each difference, one line each, with its fix.
         """
-        self.pool = check_agreement(config, self.reward_settings())
+        served = self.reward_settings()
+        self.pool = check_agreement(config, served)
+        self.served = served
 
     def stats(self) -> list[dict[str, Any]]:
         """Per server: episodes served, failures, the last error, whether it is skipped."""

@@ -1,7 +1,8 @@
 """One GRPO program for every scale: :func:`train` runs TRL's ``GRPOTrainer`` (+ PEFT LoRA) on
 the painting prompt with the watercolour reward, and leaves everything behind in ``--out``:
 
-    OUT/run.json                 resolved configuration, reward set-up, LoRA plan, versions
+    OUT/run.json                 resolved configuration, reward set-up (with --env-url, each
+                                 server's too), LoRA plan, versions
     OUT/metrics.csv              one row per step (watercolour.train.metrics)
     OUT/rollouts/                every rollout as scored (JSONL + PNG), then a dataset
     OUT/checkpoint-N/            TRL checkpoints (--save-steps); --resume takes the last
@@ -389,6 +390,15 @@ def generation_record_of(trainer: Any, training: TrainArguments) -> dict[str, An
     return record
 
 
+def servers_record(source: Any) -> dict[str, Any] | None:
+    """The reward settings each environment server answered when the run checked them (by
+    URL, as ``GET /reward`` gave them), for ``run.json``; None in process."""
+    served = getattr(getattr(source, "inner", None), "served", None)
+    if not served:
+        return None
+    return {url: settings.model_dump(mode="json") for url, settings in served.items()}
+
+
 def main_process_log(on_scored: Any, training: TrainArguments) -> Any:
     """``on_scored`` for a run of ``training.world_size`` processes: with one, itself; with
     more, a callback every process calls with its own scored batch, which gathers all of them
@@ -537,6 +547,7 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
             peft_config=lora_config(run, model), callbacks=[metrics], **more,
             **quantization_config(run))
         record["generation"] = generation_record_of(trainer, training)
+        record["servers"] = servers_record(source)
         if main:  # the backend and the kernel path each layer type took, once loaded
             write_json_atomic(out / "run.json", record)
         trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
