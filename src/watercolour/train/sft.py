@@ -383,6 +383,7 @@ def train(sft: SftArguments, training: SftTrainArguments, *, log: Any = print
         last_checkpoint,
         lora_config,
         quantization_config,
+        recorded_argv,
         versions,
     )
 
@@ -418,7 +419,7 @@ def train(sft: SftArguments, training: SftTrainArguments, *, log: Any = print
                          processing_class=tokenizer, peft_config=lora_config(sft, model),
                          **quantization_config(sft))  # type: ignore[arg-type]
     trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
-    record = {"config": resolved(sft, training), "model": model,
+    record = {"config": resolved(sft, training), "model": sft.model_name_or_path,
               "examples": {"pool_rows": examples.pool_rows, **examples.counts,
                            "over_max_length": lengths, "ids": examples.ids},
               "completion_only_loss": trainer.completion_only_loss,
@@ -426,7 +427,7 @@ def train(sft: SftArguments, training: SftTrainArguments, *, log: Any = print
               "loss": [{"step": e["step"], "loss": e["loss"]}
                        for e in trainer.state.log_history if "loss" in e],
               "resumed_from": checkpoint.name if checkpoint else None,
-              "versions": versions(), "argv": sys.argv}
+              "versions": versions(), "argv": recorded_argv()}
     if main:
         final = trainer.model
         if sft.use_peft:

@@ -3,8 +3,9 @@
 scored by one reward, side by side.
 
     python -m watercolour.train.sft_eval --before builtin:smollm2-135m-instruct \\
-        --after runs/sft/smollm2/final --pool runs/main/pool --samples 32 \\
-        --max-new-tokens 2560 --temperature 0.7 --out src/watercolour/results/sft/smollm2
+        --after runs/sft-smollm2/final --pool runs/main/pool --gate-mode allowlist \\
+        --samples 32 --max-new-tokens 1024 --temperature 0.8 --top-p 0.95 --prompt short \\
+        --out src/watercolour/results/sft/smollm2
 
 writes ``OUT/eval.json`` (``{"samples": N, "before": {...}, "after": {...}}``: each side's gate
 pass rate, rejection reasons, reward mean and spread, and one row per sample without its

@@ -202,6 +202,12 @@ class WatercolourGRPOTrainer(GRPOTrainer):
         return logps, entropies, aux
 
 
+def recorded_argv() -> list[str]:
+    """The command line as a record keeps it: the program by its name, not the machine's path
+    to it (``/.../.venv/bin/watercolour`` -> ``watercolour``)."""
+    return [Path(sys.argv[0]).name, *sys.argv[1:]] if sys.argv else []
+
+
 def versions() -> dict[str, str | None]:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -491,7 +497,7 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
     record = {"config": resolved(run, training), "reward": config.resolved(),
               "load_dtype": training.load_dtype, "weights_check": fits, "vllm_check": engine,
               "lora_plan": plan_for(run, training) if run.use_peft else None,
-              "versions": versions(), "argv": sys.argv}
+              "versions": versions(), "argv": recorded_argv()}
     if main:
         write_json_atomic(out / "run.json", record)
     estimate = (record["lora_plan"] or {}).get("memory")

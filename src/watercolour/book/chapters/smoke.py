@@ -50,12 +50,12 @@ def committed_results(results: str = "") -> Path:
 
 def warm_start_on_pool_figures(folder: Path | None = None) -> dict[str, str]:
     """The committed supervised warm start of a real model on the pool (``folder``, default the
-    package's ``sft/smollm2/``) as the chapter's prose quotes it (glue name -> text): samples
+    package's ``sft/smollm2-pool/``) as the chapter's prose quotes it (glue name -> text): samples
     passing the gate before and after, those after that painted nothing, the epochs of its
     training runs together, and the sketches short enough to train on."""
     from watercolour.results import SFT
 
-    folder = folder or SFT / "smollm2"
+    folder = folder or SFT / "smollm2-pool"
     probe = json.loads((folder / "eval.json").read_text(encoding="utf-8"))
     runs = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("sft-*.json"))]
     epochs = sum(run["config"]["training"]["num_train_epochs"] for run in runs)
@@ -67,11 +67,40 @@ def warm_start_on_pool_figures(folder: Path | None = None) -> dict[str, str]:
             "sft-sketches": str(runs[-1]["examples"]["kept"])}
 
 
+def compact_warm_start_figures(folder: Path | None = None) -> dict[str, str]:
+    """The committed supervised warm start of a real model on generated compact sketches
+    (``folder``, default the package's ``sft/smollm2/``: ``eval.json`` and the run's
+    ``sft.json``) as the chapter's prose quotes it (glue name -> text)."""
+    from watercolour.results import SFT
+
+    folder = folder or SFT / "smollm2"
+    probe = json.loads((folder / "eval.json").read_text(encoding="utf-8"))
+    run = json.loads((folder / "sft.json").read_text(encoding="utf-8"))
+    before, after = probe["before"], probe["after"]
+    reasons = after["rejection_reasons"]
+    losses = [row["loss"] for row in run["loss"]]
+    sampling = probe["sampling"]
+    return {"compact-samples": str(probe["samples"]),
+            "compact-passed-before": str(before["passed"]),
+            "compact-passed-after": str(after["passed"]),
+            "compact-pass-after": f"{after['pass_rate']:.0%}",
+            "compact-rejected-after": ", ".join(f"{n} {k.replace('_', ' ')}"
+                                                for k, n in sorted(reasons.items())) or "none",
+            "compact-reward-after": f"{after['mean_reward_of_passed'] or 0:.3f}",
+            "compact-examples": str(run["examples"]["kept"]),
+            "compact-steps": str(run["global_step"]),
+            "compact-minutes": f"{run['seconds'] / 60:.0f}",
+            "compact-loss": f"{losses[0]:.2f} to {losses[-1]:.2f}",
+            "compact-sampling": f"temperature {sampling['temperature']:g}, top-p "
+                                f"{sampling['top_p']:g}"}
+
+
 def glue_warm_start_on_pool(folder: Path | None = None) -> dict[str, str]:
-    """Glue :func:`warm_start_on_pool_figures` for the chapter's prose; returns them."""
+    """Glue :func:`warm_start_on_pool_figures` and :func:`compact_warm_start_figures` (the
+    package's records) for the chapter's prose; returns them."""
     from myst_nb import glue
 
-    figures = warm_start_on_pool_figures(folder)
+    figures = warm_start_on_pool_figures(folder) | compact_warm_start_figures()
     for name, text in figures.items():
         glue(name, text, display=False)
     return figures
