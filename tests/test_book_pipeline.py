@@ -35,7 +35,7 @@ MAKER = HEADER + textwrap.dedent("""\
     ```
 
     ```{code-cell} ipython3
-    from watercolour.book.quiet import filter_known_warnings
+    from watercolour.reader.quiet import filter_known_warnings
 
     filter_known_warnings()  # what a chapter's install cell does
     ```
@@ -406,7 +406,7 @@ def test_each_install_cell_installs_what_its_chapter_imports(chapter):
 
 
 def test_the_install_helper_adds_the_extras_to_the_source(tmp_path):
-    from watercolour.book.install import install, requirement
+    from watercolour.reader.install import install, requirement
 
     wheel = tmp_path / "watercolour-0.1.0-py3-none-any.whl"
     assert requirement("git+https://github.com/o/w", ["book", "env"]) == \
@@ -422,7 +422,7 @@ def test_the_install_helper_adds_the_extras_to_the_source(tmp_path):
     with pytest.raises(ValueError, match="unknown extra"):
         install("", "gpu", dry_run=True)
     # with `package` empty, the source the package was installed from (here the checkout)
-    from watercolour.book.install import _installed_source
+    from watercolour.reader.install import _installed_source
 
     assert _installed_source() == ROOT.as_uri()
     # here everything is installed: nothing to do, and the browser is this machine's

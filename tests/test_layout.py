@@ -36,7 +36,8 @@ class Layer:
 LAYERS = (
     # Bottom first. The base modules know nothing of the pipeline; they may import each other.
     Layer(("errors", "settings", "cache", "io", "jsonl", "javascript", "lazy", "retry",
-           "openai_compat", "examples", "flags", "results")),
+           "openai_compat", "examples", "flags", "results",
+           "reader")),  # a notebook's first cell: installing, quieting warnings
     Layer(("render",)),
     Layer(("gates", "prompt"), independent=True),  # the checks; the system prompt
     Layer(("pool",)),

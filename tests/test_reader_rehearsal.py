@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from watercolour.book import colab
-from watercolour.book.install import LOG_VARIABLE
+from watercolour.reader.install import LOG_VARIABLE
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(2700)]
 
@@ -160,7 +160,7 @@ def test_a_reader_runs_the_published_chapters_from_the_wheel(tmp_path):
         cell = next("".join(c["source"]) for c in cells if c["cell_type"] == "code"
                     and "from watercolour.notebooks import install" in "".join(c["source"]))
         call = re.search(r"^install\((.*)\)$", cell, re.M).group(1)
-        code = ("import json\nfrom watercolour.book.install import install\n"
+        code = ("import json\nfrom watercolour.reader.install import install\n"
                 f"package, mode = {str(wheel)!r}, 'smoke-4b'\n"
                 f"r = install({call}, dry_run=True, quiet=True)\n"
                 "print(json.dumps(r.__dict__))\n")

@@ -351,10 +351,10 @@ def thumbnail(png: bytes, size: int = 320) -> bytes:
 def install(package: str = "", *extras: str, mode: str | None = None, **options: Any) -> None:
     """A chapter's install cell: the package's ``extras`` from ``package`` (a source without
     extras) and a browser, when missing; prints one line. See
-    :func:`watercolour.book.install.install` (which returns what it did). Then filters the
-    libraries' warnings that say nothing to a reader (:mod:`watercolour.book.quiet`)."""
-    from watercolour.book.install import install as _install
-    from watercolour.book.quiet import filter_known_warnings
+    :func:`watercolour.reader.install.install` (which returns what it did). Then filters the
+    libraries' warnings that say nothing to a reader (:mod:`watercolour.reader.quiet`)."""
+    from watercolour.reader.install import install as _install
+    from watercolour.reader.quiet import filter_known_warnings
 
     _install(package, *extras, mode=mode, **options)
     filter_known_warnings()

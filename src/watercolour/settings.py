@@ -347,7 +347,7 @@ CONFIGURATIONS: tuple[str, ...] = (
     "watercolour.env.config:EnvConfig",
     "watercolour.cache:ModelCache",
     "watercolour.models.tiny.warm_start:WarmStartConfig",
-    "watercolour.book.install:InstallSettings",
+    "watercolour.reader.install:InstallSettings",
 )
 """Every configuration that declares a ``WATERCOLOUR_*`` variable, as ``module:Class`` (imported
 by :func:`variables`, so this module imports none of them)."""

@@ -5,7 +5,7 @@ From it:
 
 - :func:`package_source`: what a chapter's ``package`` parameter holds, the package's source
   without extras (``git+https://github.com/OWNER/NAME``); each chapter's install cell adds the
-  extras it imports (:mod:`watercolour.book.install`);
+  extras it imports (:mod:`watercolour.reader.install`);
 - :func:`colab_url`: a chapter's Colab badge. Colab opens ``.ipynb`` files from a GitHub
   repository, so the workflow ``.github/workflows/book.yml`` publishes every chapter as a
   notebook without outputs (:func:`export_notebooks`) on the :data:`NOTEBOOKS_BRANCH` branch,
@@ -56,7 +56,7 @@ def package_source(repository: str) -> str:
 
 def install_requirement(repository: str, extra: str = "book") -> str:
     """The pip requirement for the package with one ``extra``, from the repository."""
-    from watercolour.book.install import requirement
+    from watercolour.reader.install import requirement
 
     return requirement(package_source(repository), [extra] if extra else [])
 
