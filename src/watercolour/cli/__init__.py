@@ -12,6 +12,7 @@ from watercolour.cli import (
     analyse,
     book,
     client,
+    compare,
     evaluate,
     gallery,
     gate,
@@ -20,6 +21,7 @@ from watercolour.cli import (
     score,
     serve,
     sft,
+    tiny,
     train,
 )
 from watercolour.errors import exit_status
@@ -37,6 +39,8 @@ VERBS = {
     "train": train,
     "sft": sft,
     "evaluate": evaluate,
+    "compare": compare,
+    "tiny": tiny,
 }
 
 

@@ -2,13 +2,13 @@
 from the installed package; a checkout reads the same files under ``src/watercolour/results/``).
 
 - ``tiny/<name>/``: the tiny painter's longer runs (curve, analysis, rollout summary, contact
-  sheet, final evaluation), published by ``python -m watercolour.train.tiny.runs``; and
-  ``tiny/*eval*.json``, its policies probed by ``python -m watercolour.train.tiny.evaluate``
+  sheet, final evaluation), published by ``watercolour tiny runs``; and
+  ``tiny/*eval*.json``, its policies probed by ``watercolour tiny evaluate``
   (the commands are in those modules' docstrings).
 - ``sft/smollm2/``: SmolLM2-135M before and after its supervised warm start on generated
   compact sketches (``eval.json``, ``before.png``, ``after.png``, the run's ``sft.json``), and
   ``sft/smollm2-pool/``: the same model after its warm start on the pool's own sketches;
-  written by ``python -m watercolour.train.sft_eval ... --out src/watercolour/results/sft/...``
+  written by ``watercolour compare ... --out src/watercolour/results/sft/...``
   (the commands: ``recipes/sft-smollm2.yaml`` and ``docs/training.md``).
 - ``benchmarks/``: the benchmark records the chapters show, byte-equal copies of the newest
   ``benchmarks/results/<name>`` a benchmark wrote in a checkout (a test keeps them equal).

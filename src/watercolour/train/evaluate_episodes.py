@@ -2,7 +2,7 @@
 fixed seeds, score them, show each its critique (the environment's, as in training), sample the
 revisions, score them against the same references, and compare the turns episode by episode.
 
-    python -m watercolour.train.tiny.evaluate runs/tiny/revise/final --turns 2 --recipe \
+    watercolour tiny evaluate runs/tiny/revise/final --turns 2 --recipe \
         tiny-revise --pool runs/main/pool --samples 32 \
         --out src/watercolour/results/tiny/revise/final-eval.json
 

@@ -2,7 +2,7 @@
 (``--before``, e.g. the base model) and after (``--after``, ``watercolour sft``'s ``final/``),
 scored by one reward, side by side.
 
-    python -m watercolour.train.sft_eval --before builtin:smollm2-135m-instruct \\
+    watercolour compare --before builtin:smollm2-135m-instruct \\
         --after runs/sft-smollm2/final --pool runs/main/pool --gate-mode allowlist \\
         --samples 32 --max-new-tokens 1024 --temperature 0.8 --top-p 0.95 --prompt short \\
         --out src/watercolour/results/sft/smollm2
@@ -96,7 +96,7 @@ def headline(record: dict[str, Any]) -> str:
 
 @dataclass
 class SftEvalFlags:
-    """``python -m watercolour.train.sft_eval``'s flags (the sampling ones: :class:`Sampling`'s
+    """``watercolour compare``'s flags (the sampling ones: :class:`Sampling`'s
     fields, with this comparison's defaults; ``--out``, ``--pool``, ``--mix`` and ``--seed``
     the shared flags of :mod:`watercolour.flags`)."""
 
@@ -116,13 +116,13 @@ class SftEvalFlags:
     batch: int = flag(type=int, default=Sampling.batch)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = "watercolour compare") -> int:
     """Compare ``--before`` with ``--after``; print one line per side."""
     from watercolour.render import Renderer
     from watercolour.rewards import Rewarder
     from watercolour.train.evaluate import reward_config
 
-    args = parser_for(SftEvalFlags, prog="python -m watercolour.train.sft_eval",
+    args = parser_for(SftEvalFlags, prog=prog,
                       description=__doc__.split("\n\n")[0]).parse_args(argv)
     sampling = Sampling(samples=args.samples, seed=args.seed, max_new_tokens=args.max_new_tokens,
                         temperature=args.temperature, top_p=args.top_p, prompt=args.prompt,

@@ -202,7 +202,7 @@ def episode_figure(folder: Path) -> Figure | None:
 EVALUATIONS = (("sft-eval-revise.json", "the warm start"),
                ("revise/final-eval.json", "after the run"))
 """The committed evaluations in episodes (a file under the results) and the policy each
-sampled (``python -m watercolour.train.tiny.evaluate ... --turns 2``)."""
+sampled (``watercolour tiny evaluate ... --turns 2``)."""
 
 
 def evaluation_table(committed: Path) -> tuple[str, dict[str, Any]]:

@@ -341,12 +341,12 @@ def breakage_at_recipe(breakage: dict[str, Any] | None, temperature: float = 0.8
 
 CURRICULUM = ("judge-led", "judge-led-curriculum")
 """The curriculum comparison: the constant-draw run and the same run with a references
-schedule (``python -m watercolour.train.tiny.runs ... --references-schedule linear:0.5:1.0
+schedule (``watercolour tiny runs ... --references-schedule linear:0.5:1.0
 --name judge-led-curriculum``)."""
 
 LOVE_ONLY_EVAL = "final-eval-love-only.json"
 """A trained policy's 32 samples judged against four ``love`` references
-(``python -m watercolour.train.tiny.evaluate ... --love-references 4``)."""
+(``watercolour tiny evaluate ... --love-references 4``)."""
 
 
 def welch_t(a: list[float], b: list[float]) -> float | None:

@@ -2,10 +2,10 @@
 the reward the runs use (the allowlist gate, the embedded judge and scorer), count what the
 gate rejects and why.
 
-    python -m watercolour.train.tiny.evaluate MODEL_DIR \
+    watercolour tiny evaluate MODEL_DIR \
         --out src/watercolour/results/tiny/sft-eval.json
-    python -m watercolour.train.tiny.evaluate MODEL_DIR --recipe tiny-cpu --mix hps-only ...
-    python -m watercolour.train.tiny.evaluate MODEL_DIR --recipe tiny-revise --turns 2 ...
+    watercolour tiny evaluate MODEL_DIR --recipe tiny-cpu --mix hps-only ...
+    watercolour tiny evaluate MODEL_DIR --recipe tiny-revise --turns 2 ...
 
 (``--turns 2``: episodes of a first attempt, its critique and a revision,
 :mod:`watercolour.train.evaluate_episodes`.)
@@ -121,7 +121,7 @@ def recipe_painter(recipe: str | None) -> str:
 
 @dataclass
 class TinyEvaluateFlags:
-    """``python -m watercolour.train.tiny.evaluate``'s flags (``--out``, ``--pool``, ``--mix``
+    """``watercolour tiny evaluate``'s flags (``--out``, ``--pool``, ``--mix``
     and ``--seed``: the shared flags of :mod:`watercolour.flags`)."""
 
     model: str | None = positional(nargs="?", help="a model folder (default: the cached warm "
@@ -147,14 +147,14 @@ class TinyEvaluateFlags:
                              "architecture and tokenizer, random weights")
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = "watercolour tiny evaluate") -> int:
     """Sample, score and summarise a tiny painter (or episodes with ``--turns``); write
     ``--out``."""
     from watercolour.models.tiny.warm_start import painter_config
     from watercolour.render import Renderer
     from watercolour.rewards import Mix, RewardConfig, Rewarder
 
-    args = parser_for(TinyEvaluateFlags, prog="python -m watercolour.train.tiny.evaluate",
+    args = parser_for(TinyEvaluateFlags, prog=prog,
                       description=__doc__.split("\n\n")[0]).parse_args(argv)
     temperature, top_p = sampling(args.recipe, args.temperature, args.top_p)
     warm = painter_config(recipe_painter(args.recipe))

@@ -1,9 +1,9 @@
 """The tiny painter's longer runs, and what of them the book reads (``results/tiny/<mix>/``).
 
-    python -m watercolour.train.tiny.runs --mix judge-led --pool runs/main/pool
-    python -m watercolour.train.tiny.runs --mix judge-led --pool runs/main/pool \
+    watercolour tiny runs --mix judge-led --pool runs/main/pool
+    watercolour tiny runs --mix judge-led --pool runs/main/pool \
         --references-schedule linear:0.5:1.0 --name judge-led-curriculum
-    python -m watercolour.train.tiny.runs --config tiny-revise --mix judge-led \
+    watercolour tiny runs --config tiny-revise --mix judge-led \
         --pool runs/main/pool --name revise
 
 trains ``tiny-cpu`` (60 steps of 2 prompts x 8 generations; ``--config``: another recipe, such
@@ -160,7 +160,7 @@ def publish_episodes(rollouts: pd.DataFrame, source: Path, out: Path) -> None:
 
 @dataclass
 class TinyRunsFlags:
-    """``python -m watercolour.train.tiny.runs``'s flags (``--mix`` and ``--pool``: the shared
+    """``watercolour tiny runs``'s flags (``--mix`` and ``--pool``: the shared
     flags of :mod:`watercolour.flags`)."""
 
     config: str = flag(default="tiny-cpu", help="the recipe (default tiny-cpu; tiny-revise: "
@@ -181,9 +181,9 @@ class TinyRunsFlags:
     publish_only: bool = switch()
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = "watercolour tiny runs") -> int:
     """Train the run (unless ``--publish-only``), publish it, print its headline."""
-    args = parser_for(TinyRunsFlags, prog="python -m watercolour.train.tiny.runs",
+    args = parser_for(TinyRunsFlags, prog=prog,
                       description=__doc__.split("\n\n")[0]).parse_args(argv)
     name = args.name or args.mix
     run = Path(args.runs) / name
