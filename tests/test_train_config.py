@@ -329,3 +329,41 @@ def test_lora_comes_from_trls_get_peft_config_with_the_vision_tower_excluded(mon
     assert lora_config(run).exclude_modules is None
     run, _ = parse_args(["--config", "full-35b", "--use_peft", "false"])
     assert lora_config(run) is None
+
+
+def test_a_run_that_cannot_train_is_refused_before_anything_is_built(tmp_path):
+    from watercolour.errors import InputError
+    from watercolour.train.trainer import preflight
+
+    run, training = parse_args(["--config", "tiny-cpu", "--n-episodes", "1",
+                                "--out", str(tmp_path / "run")])
+    with pytest.raises(InputError, match="--n-episodes 1 is fewer than the 2 prompts"):
+        preflight(run, training, log=lambda line: None)
+    run, training = parse_args(["--config", "tiny-cpu", "--trackio-space-id", "me/space",
+                                "--out", str(tmp_path / "run")])
+    with pytest.raises(InputError, match="add --report-to trackio"):
+        preflight(run, training, log=lambda line: None)
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_output_folder_holds_one_run_and_resume_cuts_the_logs_back(tmp_path):
+    from watercolour.errors import InputError
+    from watercolour.train.trainer import open_output
+
+    out = tmp_path / "run"
+    run, training = parse_args(["--config", "tiny-cpu", "--out", str(out)])
+    folder, rollouts, metrics, checkpoint = open_output(run, training)
+    assert metrics.path == out / "metrics.csv"
+    assert folder == out and checkpoint is None
+    rollouts.path.parent.mkdir(parents=True)
+    rollouts.path.write_text("")
+    with pytest.raises(InputError, match="already holds a run: add --resume"):
+        open_output(run, training)
+    resumed, training = parse_args(["--config", "tiny-cpu", "--out", str(out), "--resume"])
+    with pytest.raises(FileNotFoundError, match="--resume: no checkpoint in"):
+        open_output(resumed, training)
+    (out / "checkpoint-2").mkdir()
+    logged = []
+    assert open_output(resumed, training, log=logged.append)[3] == out / "checkpoint-2"
+    assert logged == ["resuming from checkpoint-2: dropped 0 rollouts and 0 metric rows of "
+                      "the steps after it"]

@@ -427,18 +427,15 @@ def main_process_log(on_scored: Any, training: TrainArguments) -> Any:
     return gathered
 
 
-def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
-          renderer: Any = None, log: Any = print) -> dict[str, Any]:
-    """Run GRPO as configured; return a summary (out dir, steps, rows, advantages).
-
-    ``rewarder`` (anything with ``evaluate_group``) and ``renderer`` (a started Renderer)
-    replace the ones this function would make (tests share a browser this way)."""
-    from watercolour.render import Renderer
+def preflight(run: RunArguments, training: TrainArguments, log: Any = print
+              ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """Refuse a run that cannot train before anything is built or written; return (and log)
+    the weights' fit on the device and the colocated vLLM engine's plan (None where neither
+    applies)."""
     from watercolour.train.config import wire_model_init_kwargs
-    from watercolour.train.reward_source import GuardedRewarder, TrainingRewards, make_rewarder
+    from watercolour.train.plan import check_weights_fit
 
     wire_model_init_kwargs(run, training)  # done by parse_args; again for a hand-made pair
-
     if training.bf16_deferred:
         raise InputError("--bf16 needs a GPU with bfloat16; this machine has none (drop "
                          "--bf16 for a CPU run)")
@@ -447,8 +444,8 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
         raise InputError(f"--n-episodes {run.n_episodes} is fewer than the {per_step} prompts "
                          "a step takes (generation_batch_size / num_generations): no step "
                          "could be trained")
-    from watercolour.train.plan import check_weights_fit
-
+    if training.trackio_space_id and "trackio" not in (training.report_to or []):
+        raise InputError("--trackio-space-id is where trackio logs: add --report-to trackio")
     fits = check_weights_fit(run.model_name_or_path, training.load_dtype,
                              use_cpu=bool(training.use_cpu))
     if fits is not None:
@@ -458,35 +455,56 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
     if engine is not None:
         log(f"vLLM colocated: {engine['engine_gib']} GiB for {engine['needed_gib']} GiB "
             f"needed (share {engine['share']}, at most {engine['max_share']})")
+    return fits, engine
+
+
+def open_output(run: RunArguments, training: TrainArguments, log: Any = print
+                ) -> tuple[Path, RolloutLog, MetricsCSV, Path | None]:
+    """The run's folder, rollout log and metrics file, and the checkpoint to resume from:
+    with ``--resume`` (pulled from the Hub first when it names a repository) the last one, the
+    logs cut back to it; without, a folder that already holds a run is refused."""
     out = Path(training.output_dir or "runs/train")
-    main = training.process_index == 0  # under accelerate launch only the main process writes
     rollouts = RolloutLog(out)
     episode_metrics: tuple[str, ...] = ()
     if run.turns > 1:
-        from watercolour.train.episodes import EpisodeRollout, episode_columns
+        from watercolour.train.episodes import episode_columns
 
         episode_metrics = episode_columns(run.turns)
     metrics = MetricsCSV(out / "metrics.csv", extra=episode_metrics)
-    checkpoint = None
-    if run.resume:
-        from watercolour.train.config import RESUME_LOCAL
+    if not run.resume:
+        if rollouts.path.exists() or last_checkpoint(out) is not None:
+            raise InputError(f"{out} already holds a run: add --resume, or choose another "
+                             "--out")
+        return out, rollouts, metrics, None
+    from watercolour.train.config import RESUME_LOCAL
 
-        if run.resume != RESUME_LOCAL:
-            from watercolour.train.sync import pull_run
+    if run.resume != RESUME_LOCAL:
+        from watercolour.train.sync import pull_run
 
-            pull_run(run.resume, out, log=log)
-        checkpoint = last_checkpoint(out)
-        if checkpoint is None:
-            raise FileNotFoundError(f"--resume: no checkpoint in {out}")
-        if main:
-            step = int(checkpoint.name.rsplit("-", 1)[-1])
-            dropped = rollouts.truncate(step), metrics.truncate(step)
-            log(f"resuming from {checkpoint.name}: dropped {dropped[0]} rollouts and "
-                f"{dropped[1]} metric rows of the steps after it")
-    elif rollouts.path.exists() or last_checkpoint(out) is not None:
-        raise InputError(f"{out} already holds a run: add --resume, or choose another --out")
-    if training.trackio_space_id and "trackio" not in (training.report_to or []):
-        raise InputError("--trackio-space-id is where trackio logs: add --report-to trackio")
+        pull_run(run.resume, out, log=log)
+    checkpoint = last_checkpoint(out)
+    if checkpoint is None:
+        raise FileNotFoundError(f"--resume: no checkpoint in {out}")
+    if training.process_index == 0:
+        step = int(checkpoint.name.rsplit("-", 1)[-1])
+        dropped = rollouts.truncate(step), metrics.truncate(step)
+        log(f"resuming from {checkpoint.name}: dropped {dropped[0]} rollouts and "
+            f"{dropped[1]} metric rows of the steps after it")
+    return out, rollouts, metrics, checkpoint
+
+
+def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
+          renderer: Any = None, log: Any = print) -> dict[str, Any]:
+    """Run GRPO as configured; return a summary (out dir, steps, rows, advantages).
+
+    ``rewarder`` (anything with ``evaluate_group``) and ``renderer`` (a started Renderer)
+    replace the ones this function would make (tests share a browser this way)."""
+    from watercolour.render import Renderer
+    from watercolour.train.reward_source import GuardedRewarder, TrainingRewards, make_rewarder
+
+    fits, engine = preflight(run, training, log)
+    out, rollouts, metrics, checkpoint = open_output(run, training, log)
+    main = training.process_index == 0  # under accelerate launch only the main process writes
     repo_id = None
     if training.push_to_hub:
         from watercolour.train.hub import hub_repo_id
@@ -530,6 +548,8 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
         on_scored = main_process_log(rollouts.append, training)
         episodes = None
         if run.turns > 1:  # episodes of several turns: TRL's rollout_func plays them
+            from watercolour.train.episodes import EpisodeRollout
+
             episodes = EpisodeRollout(source, run.turns, run.subject, on_scored=on_scored,
                                       schedule=run.schedule, show_render=show_render)
         else:
