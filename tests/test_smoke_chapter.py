@@ -57,7 +57,8 @@ def test_the_chapter_trains_live_and_shows_both_runs(tmp_path, monkeypatch):
               if any(k.endswith("image/png") for k in o.get("data", {}))]
     assert {o["metadata"]["scrapbook"]["name"] for o in images} == {
         "smoke-live", "smoke-curves", "smoke-sheet-hps-only", "smoke-sheet-judge-led",
-        "smoke-revise-curves", "smoke-revise-episode", "smoke-revise-sheet"}
+        "smoke-revise-curves", "smoke-revise-episode", "smoke-revise-sheet",
+        "smoke-sft-compact-after"}
     # the run of two-turn episodes: each turn by thirds and the two targets
     assert set(record["revise"]["by_turn"]) == {"reward_turn1", "reward_turn2"}
     assert set(record["revise"]["targets"]) == {"revision_beats_first_in_last_third",
