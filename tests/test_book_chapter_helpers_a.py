@@ -256,6 +256,15 @@ def test_script_ratings_rates_as_the_rule_once(tmp_path):
     assert pool.script_ratings(items, tmp_path / "none.jsonl", {}, count=0).ratings() == {}
 
 
+def test_the_rated_pool_sentence_names_the_readers_paths(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "build").mkdir()
+    log = RatingLog(tmp_path / "build" / "ratings.jsonl")
+    path, said = pool.rated_pool([Item(id="p1", png=b"")], log, tmp_path / "rated", 4)
+    assert path is None
+    assert "the ratings in build/ratings.jsonl" in said and str(tmp_path) not in said
+
+
 def test_pool_summary_carries_the_build_and_the_ratings(tmp_path):
     result = SimpleNamespace(generations=14, new_generations=0, summary={
         "render_cache_hits": 3, "score_by_round": {"1": 0.5}, "negatives": {"blank": 1}})

@@ -118,12 +118,13 @@ def rated_pool(items: Sequence[Item], log: RatingLog, rated_dir: Path,
                references: int) -> tuple[Path | None, str]:
     """The pool made from the ratings in ``log``, written to ``rated_dir`` when they allow the
     judge's draw of ``references`` (:func:`watercolour.pool.rating.refresh_rated_pool`), and
-    what happened, in a sentence that names the folder as the page shows it."""
+    what happened, in a sentence that names the folder and the log as the page shows them."""
     from watercolour.pool.choice import describe_pool
     from watercolour.pool.rating import refresh_rated_pool
 
     path, said = refresh_rated_pool(items, log, rated_dir, references)
-    said = said.replace(str(rated_dir), shown_path(rated_dir))
+    for where in (rated_dir, log.path):  # the page names them as the reader's paths
+        said = said.replace(str(where), shown_path(where))
     return path, said + (f"\n{shown_path(path)}: {describe_pool(path)}" if path else "")
 
 
