@@ -182,3 +182,19 @@ def test_the_model_card_says_how_the_run_generated():
     assert ("- Generation: transformers; linear-attention kernels: gated_delta_rule "
             "reference, causal_conv1d reference.") in card
     assert "Generation:" not in model_card({**record, "generation": None}, {}, "me/painter")
+
+
+def test_the_generation_speed_benchmark_makes_every_condition_do_the_same_work(talker,
+                                                                                 tmp_path):
+    bench = load_benchmark("generation_speed")
+    out = tmp_path / "generation-speed.json"
+    assert bench.main(["--policy", str(talker), "--dtypes", "float32", "bfloat16",
+                       "--batches", "1", "2", "--tokens", "12", "--results", str(out)]) == 0
+    record = json.loads(out.read_text())
+    rows = record["conditions"]
+    assert [(r["dtype"], r["batch"]) for r in rows] == [
+        ("float32", 1), ("float32", 2), ("bfloat16", 1), ("bfloat16", 2)]
+    assert all(r["tokens"] == 12 and r["tokens_per_s"] > 0 for r in rows)
+    assert all(abs(r["tokens_per_s"] - r["batch"] * 12 / r["seconds"]) < 0.5 + 0.05 *
+               r["tokens_per_s"] for r in rows)
+    assert record["machine"]["threads"] >= 1 and "loadavg_start" in record["machine"]
