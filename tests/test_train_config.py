@@ -105,6 +105,7 @@ def test_the_smollm2_recipe_trains_the_warm_start_with_lora_and_no_reference_pas
     assert run.gate_mode == "allowlist" and run.prompt == "short" and run.mix == "judge-led"
     assert training.beta == 0.0 and training.max_steps >= 40
     assert training.generation_batch_size == training.num_generations  # one prompt a step
+    assert training.load_dtype == "bfloat16" and not training.bf16  # no autocast on a CPU
 
 
 @pytest.mark.parametrize("argv, message", [
