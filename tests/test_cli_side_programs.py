@@ -1,6 +1,6 @@
-"""The side programs are verbs (issue 40): ``watercolour compare`` and ``watercolour tiny
-runs|evaluate`` parse the flags their module's dataclass declares, under the verb's name, and
-``watercolour --help`` does not import torch to list them."""
+"""The side programs are verbs (issue 40): ``watercolour compare``, ``watercolour publish`` and
+``watercolour tiny runs|evaluate`` parse the flags their module's dataclass declares, under the
+verb's name, and ``watercolour --help`` does not import torch to list them."""
 
 import subprocess
 import sys
@@ -14,6 +14,7 @@ from watercolour.cli import main
     (["compare", "--help"], "usage: watercolour compare", "--before BEFORE"),
     (["tiny", "evaluate", "--help"], "usage: watercolour tiny evaluate", "--love-references"),
     (["tiny", "runs", "--help"], "usage: watercolour tiny runs", "--references-schedule"),
+    (["publish", "--help"], "usage: watercolour publish", "--run RUN"),
 ])
 def test_each_side_program_answers_under_its_verb(argv, usage, flag, capsys):
     with pytest.raises(SystemExit) as done:
@@ -45,3 +46,10 @@ def test_listing_the_verbs_loads_no_torch():
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True).stdout.strip()
     assert loaded == "False"
+
+
+def test_publish_refuses_a_folder_that_is_not_a_finished_run(tmp_path, capsys):
+    (tmp_path / "metrics.csv").write_text("step,reward\n0,0.5\n")
+    assert main(["publish", "--run", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+    assert "is not a finished run: no run.json, rollouts" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

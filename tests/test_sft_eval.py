@@ -1,4 +1,4 @@
-"""python -m watercolour.train.sft_eval: one policy before and after, same seeds, one file."""
+"""watercolour compare: one policy before and after, same seeds, one file, the paired gain."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def test_a_side_already_recorded_with_the_same_settings_is_kept(tmp_path, monkey
 
     calls: list[str] = []
 
-    def fake_evaluate(policy, rewarder, sampling, group, sheet):
+    def fake_evaluate(policy, rewarder, sampling, group, sheet, love=None):
         calls.append(policy)
         Image.new("RGB", (8, 8)).save(sheet)
         return {"policy": policy, "mix": rewarder.config.mix.name,
@@ -63,3 +63,48 @@ def test_a_side_already_recorded_with_the_same_settings_is_kept(tmp_path, monkey
     compare({"before": "base", "after": "tuned"}, Sampling(samples=2), rewarder("hps-only"),
             tmp_path)
     assert calls == ["base", "tuned"] * 3
+
+
+def test_the_paired_gain_and_the_love_references(tmp_path, monkeypatch, capsys):
+    """After minus before, sample by sample, with its t; the love references reach the
+    evaluation, and another count of them samples both sides afresh."""
+    from types import SimpleNamespace
+
+    import watercolour.train.evaluate as evaluate_module
+    from watercolour.train.evaluate import Sampling
+    from watercolour.train.sft_eval import compare, headline
+
+    rewards = {"base": [0.2, 0.0, 0.4, 0.3], "tuned": [0.5, 0.4, 0.6, 0.5]}
+    loves: list[int | None] = []
+
+    def fake_evaluate(policy, rewarder, sampling, group, sheet, love=None):
+        loves.append(love)
+        Image.new("RGB", (8, 8)).save(sheet)
+        return {"policy": policy, "mix": "judge-led", "gate_mode": "allowlist",
+                "rows": [{"reply": "x", "reward": r} for r in rewards[policy]]}
+
+    monkeypatch.setattr(evaluate_module, "evaluate", fake_evaluate)
+    rewarder = SimpleNamespace(config=SimpleNamespace(mix=SimpleNamespace(name="judge-led"),
+                                                      gate_mode="allowlist"))
+    policies = {"before": "base", "after": "tuned"}
+    alone = compare({"before": "base"}, Sampling(samples=4), rewarder, tmp_path, love=4)
+    assert alone["paired"] is None and alone["love_references"] == 4
+    record = compare(policies, Sampling(samples=4), rewarder, tmp_path, love=4)
+    assert loves == [4, 4]  # the before side was kept
+    gain = record["paired"]
+    # differences 0.3, 0.4, 0.2, 0.2: mean 0.275, sd 0.0957, t 5.745
+    assert gain["n"] == 4 and gain["mean"] == pytest.approx(0.275)
+    assert gain["t"] == pytest.approx(5.745, abs=0.01)
+    assert json.loads((tmp_path / "eval.json").read_text())["paired"] == gain
+    assert "after - before, sample by sample: mean 0.275" in headline(record)
+    compare(policies, Sampling(samples=4), rewarder, tmp_path, love=2)
+    assert loves == [4, 4, 2, 2]
+
+
+def test_a_love_count_beyond_the_references_is_refused_before_loading(tmp_path, capsys):
+    from watercolour.cli import main
+
+    assert main(["compare", "--before", "builtin:tiny-qwen3", "--out", str(tmp_path),
+                 "--love-references", "9", "--mix", "hps-only"]) == 2
+    assert "--love-references must be from 0 to 4" in capsys.readouterr().err
+    assert not (tmp_path / "eval.json").exists()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from watercolour import notebooks
-from watercolour.results import TINY
+from watercolour.results import SMOLLM2, TINY
 from watercolour.train.config import parse_args
 from watercolour.train.tiny.runs import RESULTS
 
@@ -33,6 +33,9 @@ def test_the_committed_runs_are_shipped_with_the_package():
                  "episode-t1.png", "episode-t2.png"):
         assert (RESULTS / "revise" / name).is_file(), ("revise", name)
     assert RESULTS == TINY and (TINY / "sft-eval.json").is_file()  # one home, in the package
+    for name in ("metrics.csv", "run.json", "analysis.json", "rollouts-summary.json",
+                 "contact-sheet.png", "eval.json", "before.png", "after.png"):
+        assert (SMOLLM2 / "judge-led" / name).is_file(), ("smollm2", name)
 
 
 @pytest.mark.slow
@@ -58,7 +61,9 @@ def test_the_chapter_trains_live_and_shows_both_runs(tmp_path, monkeypatch):
     assert {o["metadata"]["scrapbook"]["name"] for o in images} == {
         "smoke-live", "smoke-curves", "smoke-sheet-hps-only", "smoke-sheet-judge-led",
         "smoke-revise-curves", "smoke-revise-episode", "smoke-revise-sheet",
-        "smoke-sft-compact-after"}
+        "smoke-sft-compact-after", "real-curve", "real-sheet"}
+    # the pretrained model's GRPO run: every figure its prose quotes
+    assert int(record["real_model"]["real-steps"]) >= 40 and "real-eval-t" in record["real_model"]
     # the run of two-turn episodes: each turn by thirds and the two targets
     assert set(record["revise"]["by_turn"]) == {"reward_turn1", "reward_turn2"}
     assert set(record["revise"]["targets"]) == {"revision_beats_first_in_last_third",

@@ -202,3 +202,20 @@ def test_the_chapter_compares_the_evaluations_in_episodes(tmp_path):
     table, record = evaluation_table(tmp_path)
     assert "| after the run | 1/2 | 0.275 | 2/2 | 0.650 | 2 / 0 / 0 |" in table
     assert record["after the run"]["revision_vs_first"]["repaired"] == 1
+
+
+def test_watercolour_publish_writes_any_finished_run(tmp_path, capsys):
+    """The verb publishes a run that ``watercolour train`` made (not only the tiny painter's),
+    into the folder named, and prints the run's headline."""
+    from watercolour.cli import main as cli
+
+    write_run(tmp_path / "run")
+    out = tmp_path / "results" / "smollm2" / "judge-led"
+    assert cli(["publish", "--run", str(tmp_path / "run"), "--out", str(out)]) == 0
+    for name in ("metrics.csv", "run.json", "analysis.json", "rollouts-summary.json",
+                 "contact-sheet.png", "revisions.png"):
+        assert (out / name).is_file(), name
+    printed = capsys.readouterr().out
+    assert printed.startswith("reward by thirds ") and "slope t " in printed
+    summary = json.loads((out / "rollouts-summary.json").read_text())
+    assert summary["rollouts"] == STEPS * 2  # the last turn of each episode

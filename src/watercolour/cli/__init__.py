@@ -17,6 +17,7 @@ from watercolour.cli import (
     gallery,
     gate,
     pool,
+    publish,
     render,
     score,
     serve,
@@ -40,6 +41,7 @@ VERBS = {
     "sft": sft,
     "evaluate": evaluate,
     "compare": compare,
+    "publish": publish,
     "tiny": tiny,
 }
 

@@ -10,6 +10,11 @@ from the installed package; a checkout reads the same files under ``src/watercol
   ``sft/smollm2-pool/``: the same model after its warm start on the pool's own sketches;
   written by ``watercolour compare ... --out src/watercolour/results/sft/...``
   (the commands: ``recipes/sft-smollm2.yaml`` and ``docs/training.md``).
+- ``smollm2/judge-led/``: SmolLM2-135M's GRPO run from that warm start (curve, analysis,
+  rollout summary, contact sheet: ``watercolour publish``) and ``eval.json`` with
+  ``before.png`` / ``after.png``, the warm start against the trained policy on the same seeds
+  with love-only references (``watercolour compare ... --love-references 4``; the commands:
+  ``recipes/smollm2-cpu.yaml`` and ``docs/training.md``).
 - ``benchmarks/``: the benchmark records the chapters show, byte-equal copies of the newest
   ``benchmarks/results/<name>`` a benchmark wrote in a checkout (a test keeps them equal).
 
@@ -28,6 +33,9 @@ TINY = RESULTS / "tiny"
 
 SFT = RESULTS / "sft"
 """The supervised warm starts, before and after."""
+
+SMOLLM2 = RESULTS / "smollm2"
+"""SmolLM2-135M's committed GRPO runs and their evaluations."""
 
 BENCHMARKS = RESULTS / "benchmarks"
 """The benchmark records the chapters show (copies of ``benchmarks/results/``)."""

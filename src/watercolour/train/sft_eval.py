@@ -1,16 +1,19 @@
-"""Before and after a supervised warm start: the same policy sampled on the same seeds, before
-(``--before``, e.g. the base model) and after (``--after``, ``watercolour sft``'s ``final/``),
-scored by one reward, side by side.
+"""Before and after training: the same policy sampled on the same seeds, before (``--before``,
+e.g. the base model or a warm start) and after (``--after``: ``watercolour sft``'s ``final/``,
+or a GRPO run's adapter), scored by one reward, side by side.
 
     watercolour compare --before builtin:smollm2-135m-instruct \\
         --after runs/sft-smollm2/final --pool runs/main/pool --gate-mode allowlist \\
         --samples 32 --max-new-tokens 1024 --temperature 0.8 --top-p 0.95 --prompt short \\
         --out src/watercolour/results/sft/smollm2
 
-writes ``OUT/eval.json`` (``{"samples": N, "before": {...}, "after": {...}}``: each side's gate
-pass rate, rejection reasons, reward mean and spread, and one row per sample without its
-text) and ``OUT/before.png`` / ``OUT/after.png`` (every sample's render or why it was
+writes ``OUT/eval.json`` (``{"samples": N, "before": {...}, "after": {...}, "paired":
+{...}}``: each side's gate pass rate, rejection reasons, reward mean and spread, and one row per
+sample without its text; ``paired``: after minus before, sample by sample, its mean, sd and
+t) and ``OUT/before.png`` / ``OUT/after.png`` (every sample's render or why it was
 rejected, in order). The work is :func:`watercolour.train.evaluate.evaluate`'s.
+``--love-references N`` draws N of each group's references from the pool's love tier (4:
+love only, the bar the training's half-love references do not set).
 
 A side already in ``OUT/eval.json`` for the same policy, sampling, group, mix and gate is kept,
 not sampled again: ``--before`` alone can run while the warm start still trains, and the run
@@ -54,43 +57,65 @@ def kept_sides(out: Path, record: dict[str, Any], policies: dict[str, str],
     import json
 
     old = json.loads(path.read_text())
-    if any(old.get(k) != record[k] for k in ("samples", "sampling", "group")):
+    if any(old.get(k) != record[k] for k in ("samples", "sampling", "group", "love_references")):
         return {}
     return {side: old[side] for side, policy in policies.items()
             if isinstance(old.get(side), dict) and old[side].get("policy") == policy
             and all(old[side].get(k) == v for k, v in reward.items())}
 
 
+def paired(record: dict[str, Any]) -> dict[str, Any] | None:
+    """After minus before, sample by sample (the same seed; a rejected reply scores 0): the
+    mean difference, its sd, the paired t and n; ``None`` until both sides are in."""
+    import pandas as pd
+
+    from watercolour.analysis.turns import paired_gain
+
+    if not all(isinstance(record.get(side), dict) for side in SIDES):
+        return None
+    before, after = (pd.Series([row["reward"] for row in record[side]["rows"]], dtype=float)
+                     for side in SIDES)
+    return paired_gain(after, before)
+
+
 def compare(policies: dict[str, str], sampling: Sampling, rewarder: Any, out: Path,
-            group: int = 8) -> dict[str, Any]:
+            group: int = 8, love: int | None = None) -> dict[str, Any]:
     """Evaluate each of ``policies`` (``{"before": ..., "after": ...}``) with ``sampling`` and
-    ``rewarder``; write ``eval.json`` and one contact sheet per side into ``out``. A side
-    ``out/eval.json`` already holds for the same settings is kept (:func:`kept_sides`)."""
+    ``rewarder`` (``love`` of each group's references from the love tier; default half);
+    write ``eval.json`` and one contact sheet per side into ``out``. A side ``out/eval.json``
+    already holds for the same settings is kept (:func:`kept_sides`)."""
     from watercolour.io import write_json_atomic
     from watercolour.train.evaluate import evaluate
 
     out.mkdir(parents=True, exist_ok=True)
     record: dict[str, Any] = {"samples": sampling.samples, "sampling": asdict(sampling),
-                              "group": group}
+                              "group": group, "love_references": love}
     reward = {"mix": rewarder.config.mix.name, "gate_mode": rewarder.config.gate_mode}
     record |= kept_sides(out, record, policies, reward)
     for side, policy in policies.items():
         if side in record and (out / f"{side}.png").is_file():
             continue
-        result = evaluate(policy, rewarder, sampling, group=group, sheet=out / f"{side}.png")
+        result = evaluate(policy, rewarder, sampling, group=group, sheet=out / f"{side}.png",
+                          love=love)
         record[side] = side_record(result)
         write_json_atomic(out / "eval.json", record)  # a side at a time: a crash keeps one
+    record["paired"] = paired(record)
+    write_json_atomic(out / "eval.json", record)
     return record
 
 
 def headline(record: dict[str, Any]) -> str:
-    """One line per side: pass rate, reasons, mean reward."""
+    """One line per side: pass rate, reasons, mean reward; then the paired difference."""
     lines = []
     for side in SIDES:
         s = record.get(side)
         if s:
             lines.append(f"{side}: {s['passed']}/{record['samples']} pass the {s['gate_mode']} "
                          f"gate ({s['rejection_reasons']}); mean reward {s['mean_reward']}")
+    gain = record.get("paired")
+    if gain:
+        lines.append(f"after - before, sample by sample: mean {gain['mean']} (sd {gain['sd']}, "
+                     f"paired t {gain['t']}, n {gain['n']})")
     return "\n".join(lines)
 
 
@@ -114,10 +139,14 @@ class SftEvalFlags:
     top_p: float = flag(type=float, default=0.95)
     prompt: str = flag(choices=PROMPTS, default=Sampling.prompt)
     batch: int = flag(type=int, default=Sampling.batch)
+    love_references: int | None = flag(type=int, help="how many of each group's references "
+                                       "come from the pool's love tier (default half; 4: love "
+                                       "only)")
 
 
 def main(argv: list[str] | None = None, prog: str = "watercolour compare") -> int:
     """Compare ``--before`` with ``--after``; print one line per side."""
+    from watercolour.errors import InputError
     from watercolour.render import Renderer
     from watercolour.rewards import Rewarder
     from watercolour.train.evaluate import reward_config
@@ -128,10 +157,14 @@ def main(argv: list[str] | None = None, prog: str = "watercolour compare") -> in
                         temperature=args.temperature, top_p=args.top_p, prompt=args.prompt,
                         batch=args.batch)
     config, _ = reward_config(args.mix, args.pool, args.gate_mode)
+    love = args.love_references
+    if love is not None and not 0 <= love <= config.references:
+        raise InputError(f"--love-references must be from 0 to {config.references} (the "
+                         f"references a group), got {love}")
     with Renderer() as renderer:
         policies = {"before": args.before} | ({"after": args.after} if args.after else {})
-        record = compare(policies, sampling,
-                         Rewarder(config, renderer=renderer), args.out)
+        record = compare(policies, sampling, Rewarder(config, renderer=renderer), args.out,
+                         love=love)
     print(headline(record), file=sys.stdout)
     return 0
 

@@ -1,0 +1,180 @@
+"""Chapter 06's pretrained model after GRPO: SmolLM2-135M's committed run from its compact warm
+start (``results/smollm2/judge-led/``: the run's curve, analysis, rollout summary and contact
+sheet, and ``eval.json``, the warm start against the trained policy on the same seeds with
+love-only references) as the chapter quotes and shows it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from watercolour.analysis import read_curve, third_of_steps
+from watercolour.analysis.thirds import THIRDS
+
+SPLIT = (("generation_s", "generation"), ("render_s", "rendering"),
+         ("scoring_s", "scoring"), ("update_s", "the update"))
+"""A step's parts, as the trainer times them (column, words); rendering and scoring make up
+the reward's time."""
+
+
+def run_folder(folder: Path | None = None) -> Path:
+    """The committed run: ``folder``, else the package's ``smollm2/judge-led/``."""
+    from watercolour.results import SMOLLM2
+
+    return folder or SMOLLM2 / "judge-led"
+
+
+def _read(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def gate_pass_by_third(summary: dict[str, Any]) -> dict[str, float]:
+    """The share of each third's rollouts that passed the gate (``rollouts-summary.json``)."""
+    return {t: summary["by_third"][t]["ok"] / summary["by_third"][t]["rollouts"]
+            for t in THIRDS if summary["by_third"][t]["rollouts"]}
+
+
+def step_split(folder: Path) -> dict[str, float]:
+    """The median step's seconds, in all and by part (:data:`SPLIT`)."""
+    curve = read_curve(folder / "metrics.csv")
+    return {column: float(curve[column].median())
+            for column in ("step_time", *(c for c, _ in SPLIT)) if column in curve}
+
+
+def targets(folder: Path, warm_start_pass_rate: float) -> dict[str, bool | None]:
+    """Issue 41's targets, met or not: the reward's slope t >= 3, the last third above the
+    first, the last third's gate pass rate no lower than the warm start's, and the trained
+    policy above the warm start on the same seeds by at least two standard errors (paired
+    t >= 2; ``None`` without the evaluation)."""
+    analysis = _read(folder / "analysis.json")
+    reward = analysis["findings"]["reward"]
+    passing = gate_pass_by_third(_read(folder / "rollouts-summary.json"))
+    paired = _paired(folder)
+    return {"slope_t_at_least_3": analysis["findings"]["reward_slope"]["t"] >= 3,
+            "last_third_beats_first": reward["last"] > reward["first"],
+            "last_third_passes_as_often": passing["last"] >= warm_start_pass_rate,
+            "beats_the_warm_start": None if paired is None else paired["t"] >= 2}
+
+
+def _paired(folder: Path) -> dict[str, Any] | None:
+    """The love-only evaluation's paired difference, when it has a t."""
+    if not (folder / "eval.json").is_file():
+        return None
+    paired = _read(folder / "eval.json").get("paired")
+    return paired if paired and paired.get("t") is not None else None
+
+
+def run_figures(folder: Path | None = None, warm_start: Path | None = None) -> dict[str, str]:
+    """The run in ``folder`` (default :func:`run_folder`) as the chapter's prose quotes it
+    (glue name -> text); ``warm_start``: its supervised start's ``eval.json`` (default the
+    package's ``sft/smollm2/``)."""
+    from watercolour.results import SFT
+
+    folder = run_folder(folder)
+    start = _read(warm_start or SFT / "smollm2" / "eval.json")["after"]
+    analysis, run = _read(folder / "analysis.json"), _read(folder / "run.json")
+    reward, slope = analysis["findings"]["reward"], analysis["findings"]["reward_slope"]
+    passing = gate_pass_by_third(_read(folder / "rollouts-summary.json"))
+    training = run["config"]["training"]
+    split = step_split(folder)
+    curve = read_curve(folder / "metrics.csv")
+    figures = {
+        "real-steps": str(slope["n"]),
+        "real-group": str(training["num_generations"]),
+        "real-reward-thirds": " → ".join(f"{reward[t]:.3f}" for t in THIRDS),
+        "real-slope-t": f"{slope['t']:.1f}",
+        "real-pass-first": f"{passing['first']:.0%}",
+        "real-pass-last": f"{passing['last']:.0%}",
+        "real-pass-start": f"{start['pass_rate']:.0%}",
+        "real-step-s": f"{split['step_time']:.0f}",
+        "real-step-split": ", ".join(f"{words} {split[column]:.0f} s"
+                                     for column, words in SPLIT if column in split),
+        "real-minutes": f"{curve['step_time'].sum() / 60:.0f}",
+        "real-reply-tokens": f"{curve['completions/mean_length'].median():.0f}",
+    }
+    if (folder / "eval.json").is_file():
+        probe = _read(folder / "eval.json")
+        paired = probe["paired"]
+        figures |= {
+            "real-eval-samples": str(probe["samples"]),
+            "real-eval-before": f"{probe['before']['mean_reward']:.3f}",
+            "real-eval-after": f"{probe['after']['mean_reward']:.3f}",
+            "real-eval-passed-before": str(probe["before"]["passed"]),
+            "real-eval-passed-after": str(probe["after"]["passed"]),
+            "real-eval-gain": f"{paired['mean']:+.3f}",
+            "real-eval-t": "—" if paired["t"] is None else f"{paired['t']:.1f}",
+        }
+    return figures
+
+
+def verdict(folder: Path | None = None, warm_start: Path | None = None) -> str:
+    """What the run proves, in words that follow its targets (:func:`targets`)."""
+    from watercolour.results import SFT
+
+    folder = run_folder(folder)
+    start = _read(warm_start or SFT / "smollm2" / "eval.json")["after"]
+    met = targets(folder, start["pass_rate"])
+    if met["slope_t_at_least_3"] and met["last_third_beats_first"]:
+        text = "The step reward rose over the run, beyond the noise of its steps"
+    elif met["last_third_beats_first"]:
+        text = ("The step reward ended above where it began (the last third above the first), "
+                "but within the noise of its steps (slope t under 3)")
+    else:
+        text = "The step reward did not rise over the run"
+    text += (", and the trained policy kept passing the gate as often as its warm start"
+             if met["last_third_passes_as_often"]
+             else ", and the trained policy passed the gate a little less often than its warm "
+             "start")
+    paired = _paired(folder)
+    if paired is not None:
+        if met["beats_the_warm_start"]:
+            text += ("; on fresh samples with the same seeds it beats its warm start against "
+                     "the pool's loved paintings")
+        elif paired["mean"] > 0:
+            text += ("; on fresh samples with the same seeds it scores above its warm start "
+                     "against the pool's loved paintings, by less than two standard errors")
+        else:
+            text += ("; on fresh samples with the same seeds it does not beat its warm start "
+                     "against the pool's loved paintings")
+    return text + "."
+
+
+def glue_run(folder: Path | None = None) -> dict[str, str]:
+    """Glue :func:`run_figures` and :func:`verdict` (``real-verdict``) for the chapter's prose;
+    returns them."""
+    from myst_nb import glue
+
+    figures = run_figures(folder) | {"real-verdict": verdict(folder)}
+    for name, text in figures.items():
+        glue(name, text, display=False)
+    return figures
+
+
+def curve_figure(folder: Path | None = None, window: int = 8) -> Figure:
+    """The run's reward per step, its rolling mean over ``window`` steps and each third's mean;
+    beside it, the share of rollouts that passed the gate per step."""
+    folder = run_folder(folder)
+    curve = read_curve(folder / "metrics.csv")
+    analysis = _read(folder / "analysis.json")
+    figure = Figure(figsize=(11, 3.6))
+    left, right = figure.subplots(1, 2)
+    left.plot(curve["step"], curve["reward"], ".", alpha=0.5, label="mean reward of the step")
+    left.plot(curve["step"], curve["reward"].rolling(window, min_periods=1).mean(), "-",
+              label=f"rolling mean ({window} steps)")
+    thirds = third_of_steps(curve["step"]).to_numpy()
+    for i, third in enumerate(THIRDS):
+        steps = curve["step"][thirds == third]
+        if len(steps):
+            mean = analysis["findings"]["reward"][third]
+            left.hlines(mean, steps.min(), steps.max(), colors="black", linewidth=2,
+                        label="mean of the third" if i == 0 else None)
+    left.set(title="SmolLM2-135M, judge-led", xlabel="step", ylabel="reward")
+    left.legend(loc="lower right", fontsize=8)
+    if "gate_pass_rate" in curve:
+        right.plot(curve["step"], curve["gate_pass_rate"], ".-", alpha=0.7)
+    right.set(title="gate pass rate", xlabel="step", ylim=(-0.05, 1.05))
+    figure.tight_layout()
+    return figure
