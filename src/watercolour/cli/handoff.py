@@ -24,3 +24,16 @@ def add_handoff_parser(verbs: argparse._SubParsersAction, name: str, *, help: st
 
     p.parse_known_args = take_all  # type: ignore[method-assign]
     p.set_defaults(run=run)
+
+
+def add_module_verb(verbs: argparse._SubParsersAction, name: str, module: str, *, help: str,
+                    description: str) -> None:
+    """Add verb ``name``, handed to ``module``'s ``main(argv, prog="watercolour NAME")``: the
+    module declares the verb's flags on its dataclass and is imported only when the verb runs
+    (it may load torch), so listing the verbs stays quick."""
+    import importlib
+
+    def main(argv: list[str]) -> int:
+        return importlib.import_module(module).main(argv, prog=f"watercolour {name}")
+
+    add_handoff_parser(verbs, name, main=main, help=help, description=description)

@@ -7,18 +7,12 @@ from __future__ import annotations
 
 import argparse
 
-from watercolour.cli.handoff import add_handoff_parser
+from watercolour.cli.handoff import add_module_verb
 
 
 def add_parser(verbs: argparse._SubParsersAction, name: str) -> None:
-    add_handoff_parser(
-        verbs, name, main=main,
+    add_module_verb(
+        verbs, name, "watercolour.train.publish",
         help="publish a finished training run: curve, analysis, contact sheet",
         description="Write what the book reads of --run into --out: metrics.csv, run.json, "
                     "analysis.json, rollouts-summary.json, contact-sheet.png. See --help.")
-
-
-def main(argv: list[str]) -> int:
-    from watercolour.train.publish import main as publish
-
-    return publish(argv, prog="watercolour publish")
