@@ -163,7 +163,6 @@ def headline(analysis: dict[str, Any]) -> list[str]:
             *turn_lines(analysis.get("turns"))]
 
 
-
 @dataclass
 class PublishFlags:
     """``watercolour publish``'s flags."""

@@ -37,9 +37,9 @@ def gate_pass_by_third(summary: dict[str, Any]) -> dict[str, float]:
             for t in THIRDS if summary["by_third"][t]["rollouts"]}
 
 
-def step_split(folder: Path) -> dict[str, float]:
-    """The median step's seconds, in all and by part (:data:`SPLIT`)."""
-    curve = read_curve(folder / "metrics.csv")
+def step_split(curve: Any) -> dict[str, float]:
+    """The median step's seconds in ``curve`` (a run's metrics), in all and by part
+    (:data:`SPLIT`)."""
     return {column: float(curve[column].median())
             for column in ("step_time", *(c for c, _ in SPLIT)) if column in curve}
 
@@ -79,8 +79,8 @@ def run_figures(folder: Path | None = None, warm_start: Path | None = None) -> d
     reward, slope = analysis["findings"]["reward"], analysis["findings"]["reward_slope"]
     passing = gate_pass_by_third(_read(folder / "rollouts-summary.json"))
     training = run["config"]["training"]
-    split = step_split(folder)
     curve = read_curve(folder / "metrics.csv")
+    split = step_split(curve)
     figures = {
         "real-steps": str(slope["n"]),
         "real-group": str(training["num_generations"]),
