@@ -1,16 +1,7 @@
-"""How fast a policy generates on this machine, by weight dtype, batch size and LoRA: what a
-GRPO step's generation (63-69% of a SmolLM2 step here, issue 41) could save.
+"""How fast a policy generates on this machine, by weight dtype and batch size: what a GRPO
+step's generation (63-66% of a SmolLM2 step here, issue 41) could save.
 
     python benchmarks/generation_speed.py      # SmolLM2-135M-Instruct, float32 and bfloat16
-    python benchmarks/generation_speed.py --policy runs/sft-smollm2/final \
-        --adapter runs/smollm2/final --dtypes bfloat16 --batches 6 --tokens 200 \
-        --lora none unmerged merged --results benchmarks/results/merged-generation.json
-
-``--lora``: ``none`` samples the bare policy; ``unmerged`` with a LoRA adapter on it (``--adapter``,
-else a fresh one of the recipe's shape: r 16 on every linear layer), as a GRPO step samples it
-by default; ``merged`` from the copy with that adapter merged that
-``--merge-adapter-for-generation`` samples (:func:`watercolour.train.generation.merged_copy`;
-the seconds to build the copy reported apart).
 
 Each condition samples one batch of identical short-prompt chats (the GRPO recipe's prompt) for
 exactly ``--tokens`` new tokens (``min_new_tokens`` holds EOS off, so every condition does the
@@ -33,7 +24,6 @@ from watercolour.io import write_json_atomic
 from watercolour.notebooks import shown_path
 
 RESULTS = Path(__file__).resolve().parent / "results"
-LORA_MODES = ("none", "unmerged", "merged")
 
 
 @dataclass
@@ -46,10 +36,6 @@ class GenerationSpeedBench:
     batches: list[int] = flag(nargs="+", type=int, default=[4, 6],
                               help="batch sizes to compare (a GRPO group is one batch)")
     tokens: int = flag(type=int, default=192, help="new tokens each reply is made to have")
-    lora: list[str] = flag(nargs="+", default=["none"], choices=LORA_MODES,
-                           help="the policy bare, with a LoRA adapter, or with it merged")
-    adapter: str | None = flag(default=None, help="a LoRA adapter folder for --lora (else a "
-                               "fresh adapter, r 16 on every linear layer)")
     seed: int = flag(like=SEED)
     results: Path = flag(type=Path, default=RESULTS / "generation-speed.json",
                          help="where the JSON goes")
@@ -83,45 +69,17 @@ def measure(bench: GenerationSpeedBench) -> list[dict[str, Any]]:
     rows = []
     for dtype in bench.dtypes:
         model = model.to(getattr(torch, dtype))
-        for lora in bench.lora:
-            adapted, sampler, merge_s = with_lora(model, lora, bench.adapter)
-            for batch in bench.batches:
-                inputs = tokenizer([prompt] * batch, return_tensors="pt",
-                                   add_special_tokens=False)
-                sample_once(sampler, inputs, 8, bench.seed)  # warm-up
-                seconds = sample_once(sampler, inputs, bench.tokens, bench.seed)
-                rows.append({"dtype": dtype, "lora": lora, "batch": batch,
-                             "tokens": bench.tokens, "seconds": round(seconds, 2),
-                             "merge_s": merge_s,
-                             "tokens_per_s": round(batch * bench.tokens / seconds, 1),
-                             "ms_per_decode_step": round(1000 * seconds / bench.tokens, 1)})
-                print(f"{dtype} {lora} batch {batch}: {rows[-1]['tokens_per_s']} tokens/s "
-                      f"({rows[-1]['ms_per_decode_step']} ms a step)", flush=True)
-            if adapted is not None:
-                model = adapted.unload()  # the bare policy again, for the next mode
+        for batch in bench.batches:
+            inputs = tokenizer([prompt] * batch, return_tensors="pt", add_special_tokens=False)
+            sample_once(model, inputs, 8, bench.seed)  # warm-up
+            seconds = sample_once(model, inputs, bench.tokens, bench.seed)
+            rows.append({"dtype": dtype, "batch": batch, "tokens": bench.tokens,
+                         "seconds": round(seconds, 2),
+                         "tokens_per_s": round(batch * bench.tokens / seconds, 1),
+                         "ms_per_decode_step": round(1000 * seconds / bench.tokens, 1)})
+            print(f"{dtype} batch {batch}: {rows[-1]['tokens_per_s']} tokens/s "
+                  f"({rows[-1]['ms_per_decode_step']} ms a step)", flush=True)
     return rows
-
-
-def with_lora(model: Any, lora: str, adapter: str | None) -> tuple[Any, Any, float | None]:
-    """For one ``--lora`` mode: ``model`` wrapped in the adapter (None for ``none``; the
-    caller unloads it after), the model to sample, and the seconds the merged copy took to
-    build (None unless ``merged``)."""
-    if lora == "none":
-        return None, model, None
-    from peft import LoraConfig, PeftModel, get_peft_model
-
-    from watercolour.train.generation import merged_copy
-
-    if adapter:
-        adapted = PeftModel.from_pretrained(model, adapter, is_trainable=True)
-    else:
-        adapted = get_peft_model(model, LoraConfig(r=16, lora_alpha=32, lora_dropout=0.0,
-                                                   target_modules="all-linear"))
-    if lora == "unmerged":
-        return adapted, adapted, None
-    started = time.perf_counter()
-    twin = merged_copy(adapted)
-    return adapted, twin, round(time.perf_counter() - started, 2)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -189,74 +189,11 @@ def test_the_generation_speed_benchmark_makes_every_condition_do_the_same_work(t
     bench = load_benchmark("generation_speed")
     out = tmp_path / "generation-speed.json"
     assert bench.main(["--policy", str(talker), "--dtypes", "float32", "bfloat16",
-                       "--batches", "1", "2", "--tokens", "12", "--lora", "none", "merged",
-                       "unmerged", "--results", str(out)]) == 0
+                       "--batches", "1", "2", "--tokens", "12", "--results", str(out)]) == 0
     record = json.loads(out.read_text())
     rows = record["conditions"]
-    assert [(r["dtype"], r["lora"], r["batch"]) for r in rows] == [
-        (dtype, lora, batch) for dtype in ("float32", "bfloat16")
-        for lora in ("none", "merged", "unmerged") for batch in (1, 2)]
+    assert [(r["dtype"], r["batch"]) for r in rows] == [
+        ("float32", 1), ("float32", 2), ("bfloat16", 1), ("bfloat16", 2)]
     assert all(r["tokens"] == 12 and r["tokens_per_s"] > 0 and r["seconds"] >= 0
                for r in rows)  # a run that made another count of tokens raises instead
-    assert [r["merge_s"] is not None for r in rows] == [r["lora"] == "merged" for r in rows]
     assert record["machine"]["threads"] >= 1 and "loadavg_start" in record["machine"]
-
-
-def test_merging_the_adapter_for_generation_is_refused_where_it_cannot_apply(tmp_path):
-    run, _ = parse_args(["--out", str(tmp_path), "--lora", "--merge-adapter-for-generation"])
-    assert run.merge_adapter_for_generation
-    with pytest.raises(InputError, match="add --lora"):
-        parse_args(["--out", str(tmp_path), "--merge-adapter-for-generation"])
-    with pytest.raises(InputError, match="use-vllm"):
-        parse_args(["--out", str(tmp_path), "--lora", "--merge-adapter-for-generation",
-                    "--use-vllm"])
-
-
-def test_the_merged_copy_is_the_policy_and_leaves_the_policy_as_it_was(talker):
-    from peft import LoraConfig, get_peft_model
-    from transformers import AutoModelForCausalLM
-
-    from watercolour.train.generation import merged_copy
-
-    base = AutoModelForCausalLM.from_pretrained(talker, dtype=torch.float32)
-    policy = get_peft_model(base, LoraConfig(r=4, target_modules="all-linear",
-                                             init_lora_weights=False))  # B random: it matters
-    policy.train()
-    before = {n: p.detach().clone() for n, p in policy.named_parameters()}
-    ids = torch.randint(0, 100, (2, 12))
-    with torch.no_grad():
-        wanted = policy(ids).logits
-        with policy.disable_adapter():
-            unadapted = policy(ids).logits
-        twin = merged_copy(policy)
-        got = twin(ids).logits
-    assert (wanted - unadapted).abs().max() > 1e-2  # the adapter changes the policy
-    assert torch.allclose(got, wanted, atol=1e-4)  # ... and the copy samples that policy
-    assert not twin.training and not any("lora" in n for n, _ in twin.named_parameters())
-    assert all(torch.equal(p, before[n]) for n, p in policy.named_parameters())
-    assert policy.training and any(p.requires_grad for p in policy.parameters())
-    assert merged_copy(base) is base  # nothing to merge: the model itself
-
-
-def test_a_lora_run_samples_each_step_from_a_merged_copy(talker, tmp_path, monkeypatch):
-    from watercolour.train import generation
-    from watercolour.train.trainer import reward_config, train
-
-    built = []
-
-    def counted(model):
-        built.append(type(model).__name__)
-        return merged(model)
-
-    merged = generation.merged_copy
-    monkeypatch.setattr(generation, "merged_copy", counted)
-    out = tmp_path / "run"
-    run, training = parse_args(small_run(talker, out, "--max-completion-length", "160",
-                                         "--temperature", "0.01", "--lora",
-                                         "--merge-adapter-for-generation"))
-    train(run, training, rewarder=LengthRewarder(reward_config(run)))
-    assert built == ["PeftModelForCausalLM"] * 2  # one merged copy a step, of the LoRA policy
-    lines = (out / "rollouts/rollouts.jsonl").read_text().splitlines()
-    assert len(lines) == 8 and all(json.loads(line)["completion"] == SKETCH + "\n"
-                                   for line in lines)
-    assert json.loads((out / "run.json").read_text())["generation"]["merged_adapter"] is True

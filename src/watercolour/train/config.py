@@ -190,13 +190,6 @@ class RunArguments(ModelConfig):
                 "turn): replies still being written then end where they are, truncated, and "
                 "the gate scores them as such (transformers' max_time; refused with "
                 "--use-vllm, which has no time limit per request). Unset: no limit."})
-    merge_adapter_for_generation: bool = field(default=False, metadata={
-        "help": "With --lora on the transformers backend: sample each step's replies from a "
-                "copy of the policy with its adapters merged into the weights (rebuilt before "
-                "every generation call; the policy's own weights untouched): a third less time a "
-                "token on a CPU, one more copy of the weights in memory "
-                "(watercolour.train.generation). Refused with --use-vllm (TRL merges for vLLM "
-                "itself)."})
     n_episodes: int = field(default=240, metadata={
         "help": "Prompts in the training dataset (each gives one group of num_generations)."})
     resume: str | None = field(default=None, metadata={
@@ -245,9 +238,6 @@ class RunArguments(ModelConfig):
         elif not REPO_ID.match(str(self.resume)):
             raise InputError(f"--resume takes nothing (the last checkpoint in --out) or a Hub "
                              f"repository id owner/name, got {self.resume!r}")
-        if self.merge_adapter_for_generation and not self.use_peft:
-            raise InputError("--merge-adapter-for-generation merges LoRA's adapters: add --lora "
-                             "(--use_peft)")
         if self.generation_budget_s is not None and self.generation_budget_s <= 0:
             raise InputError(f"--generation-budget-s must be positive, got "
                              f"{self.generation_budget_s}")

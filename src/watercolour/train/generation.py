@@ -28,20 +28,6 @@ limit per request (only ``max_tokens``), so with ``--use-vllm`` the budget is re
 step's longest reply is bounded by ``max_completion_length`` alone (an 8,192-token reply is
 ~65 s on vLLM against ~22 minutes on transformers' fallback kernels).
 
-**LoRA merged for generation** (``--merge-adapter-for-generation``, transformers only): each
-generation call samples from a copy of the policy whose adapters are merged into its weights
-(:func:`merged_copy`, rebuilt before each call, so it is always the policy being trained), while
-the loss trains the unmerged adapters as before. An unmerged adapter is two more small matrix
-products per linear layer, which on a CPU cost a third of a token's time (SmolLM2-135M in
-bfloat16, 6 replies: 136 against 92 ms a token, ``benchmarks/results/merged-generation.json``,
-its command in ``benchmarks/generation_speed.py``). The
-policy's own weights are never touched (PEFT's in-place ``merge_adapter`` / ``unmerge_adapter``
-round them in bfloat16 and drift: 0.2% of the weights moved by one step of precision after 40
-pairs). The cost is one more copy of the weights in memory and ~1 s a call to build it (135M);
-merging into bfloat16 weights rounds the adapter's update as bfloat16 rounds everything else
-(the merged copy's log-probabilities are as close to the float32 policy's as the unmerged
-bfloat16 forward's). With ``--use-vllm`` TRL merges the adapters itself to sync vLLM.
-
 TRL counts a completion that does not end with EOS as clipped (``completions/clipped_ratio``);
 the trainer recounts it without the replies that stopped at the fence and logs those as
 ``completions/stopped_ratio``.
@@ -105,19 +91,6 @@ def generation_kwargs(given: dict[str, Any] | None, backend_name: str, *, stop_a
         out["max_time"] = float(budget_s)
     out.update(given or {})
     return out or None
-
-
-def merged_copy(model: Any) -> Any:
-    """A copy of a PEFT model with its adapters merged into the copy's weights, in eval mode,
-    for sampling (the module docstring); ``model`` itself is left as it was. A model without
-    adapters is returned as is."""
-    import copy
-
-    if not hasattr(model, "merge_and_unload"):
-        return model
-    twin = copy.deepcopy(model).merge_and_unload()
-    twin.requires_grad_(False)
-    return twin.eval()
 
 
 def stopped_at_fence(text: str) -> bool:
@@ -186,13 +159,7 @@ def generation_record(model_type: str | None, use_vllm: bool, config: Any = None
 def wire_generation_kwargs(run: Any, training: Any) -> None:
     """Put the run's stop (``--stop-at-fence``) and budget (``--generation-budget-s``) into
     TRL's ``generation_kwargs`` for the run's backend (:func:`generation_kwargs`; what
-    ``--generation-kwargs`` names itself is kept). The same twice gives the same. Refuses
-    ``--merge-adapter-for-generation`` with vLLM (TRL merges the adapters to sync it)."""
-    from watercolour.errors import InputError
-
-    if run.merge_adapter_for_generation and training.use_vllm:
-        raise InputError("--merge-adapter-for-generation is for transformers' generate; with "
-                         "--use-vllm TRL merges the adapters into vLLM itself: drop it")
+    ``--generation-kwargs`` names itself is kept). The same twice gives the same."""
     training.generation_kwargs = generation_kwargs(
         training.generation_kwargs, backend(bool(training.use_vllm)),
         stop_at_fence=bool(run.stop_at_fence), budget_s=run.generation_budget_s)

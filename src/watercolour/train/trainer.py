@@ -93,25 +93,19 @@ class WatercolourGRPOTrainer(GRPOTrainer):
         self.advantage_log: list[tuple[int, list[float]]] = []
         self.scoring_in_generation_s = 0.0
         self.episode_images: dict[str, Any] | None = None  # the batch's, while it is scored
-        self.merge_adapter_for_generation = False  # the run's flag, set by train()
 
     def _generate_single_turn(self, prompt_ids: Any, images: Any, multimodal_fields: Any,
                               num_generations: int, *args: Any, **kwargs: Any) -> Any:
         """TRL's, with the tokenizer handed to transformers' ``generate`` when the generation
         config has stop strings (TRL 1.16 does not pass it, and ``generate`` refuses stop
-        strings without one): the stop at the closing fence; and with
-        ``merge_adapter_for_generation``, sampled from a copy of the policy with its adapters
-        merged (:mod:`watercolour.train.generation`)."""
-        from watercolour.train.generation import merged_copy
-
+        strings without one): the stop at the closing fence
+        (:mod:`watercolour.train.generation`)."""
         stops = getattr(getattr(self, "generation_config", None), "stop_strings", None)
-        if self.use_vllm or not (stops or self.merge_adapter_for_generation):
+        if self.use_vllm or not stops:
             return super()._generate_single_turn(prompt_ids, images, multimodal_fields,
                                                  num_generations, *args, **kwargs)
         model = self.accelerator.unwrap_model(self.model_wrapped)
-        sampler = merged_copy(model) if self.merge_adapter_for_generation else model
-        model.generate = functools.partial(sampler.generate,
-                                           **({"tokenizer": self._tokenizer} if stops else {}))
+        model.generate = functools.partial(model.generate, tokenizer=self._tokenizer)
         try:
             return super()._generate_single_turn(prompt_ids, images, multimodal_fields,
                                                  num_generations, *args, **kwargs)
@@ -578,9 +572,7 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
             reward_funcs=[episodes.reward_function()] if episodes else functions.functions(),
             peft_config=lora_config(run, model), callbacks=[metrics], **more,
             **quantization_config(run))
-        trainer.merge_adapter_for_generation = run.merge_adapter_for_generation
         record["generation"] = generation_record_of(trainer, training)
-        record["generation"]["merged_adapter"] = run.merge_adapter_for_generation
         record["servers"] = servers_record(source)
         if main:  # the backend and the kernel path each layer type took, once loaded
             write_json_atomic(out / "run.json", record)
