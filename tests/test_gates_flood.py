@@ -163,3 +163,27 @@ def test_the_examples_are_never_floods(name, renderer):
                         deadline_s=90)
         assert verdict.passed, (seed, verdict.reasons)
         assert verdict.image.interior_edges >= 1.5 * floors.interior_floor, verdict.image
+
+
+FLOODS_THAT_SLIPPED = {
+    "pale_single_wash": {"saturation": 0.45, "value": 0.71, "alpha": 151, "bleed": 0.032,
+                         "texture": 0.3, "start": 0.83, "paper": "#f6f0e4", "margin": 37.9,
+                         "two": False},
+    "bold_two_bands": {"saturation": 0.75, "value": 0.53, "alpha": 239, "bleed": 0.139,
+                       "texture": 0.68, "start": 0.047, "paper": "#f7f2ea", "margin": 11.6,
+                       "two": True},
+}
+"""Two floods of the red team's family that the gate admitted at seed 0 (issue 39): a pale
+wash whose paint is 0.84 of its box (the solid share was 0.85), and two boldly textured bands
+whose grain read as interior edges of 0.124 (the floor was 0.12)."""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("name", sorted(FLOODS_THAT_SLIPPED))
+def test_the_floods_that_slipped_through_are_shapeless_on_every_seed(name, renderer):
+    from watercolour.analysis.redteam import FAMILIES
+
+    code = FAMILIES["flood"].make(FLOODS_THAT_SLIPPED[name])
+    for seed in (0, 1, 2):
+        verdict = check(code, renderer, mode="allowlist", seed=seed)
+        assert verdict.violations == ["shapeless"], (seed, verdict.reasons, verdict.image)
