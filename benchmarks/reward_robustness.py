@@ -1,7 +1,7 @@
 """Can the embedded reward be gamed? A red-team search against it, before and after.
 
-    python benchmarks/reward_robustness.py --pool runs/pool     # the main command's starter
-                                                                # pool (a build folder)
+    python benchmarks/reward_robustness.py --pool runs/main/pool   # the main command's
+                                                                   # starter pool (96)
 
 The reward is the one a new user trains against: the ``judge-led`` mix, the allowlist gate,
 the embedded judge and scorer, four references, the mean over seeds 0-2 (render seed and
@@ -38,7 +38,7 @@ than an hour there):
 ``--families`` searches only the families named (patterns), ``--no-held-out`` skips the
 held-out fits. Issue 39's record (``reward-robustness-issue39.json``) is::
 
-    python benchmarks/reward_robustness.py --pool runs/pool \
+    python benchmarks/reward_robustness.py --pool runs/main/pool \
         --families 'copy_*,near_copy_*,flood' --no-held-out --before c533728 \
         --results benchmarks/results/reward-robustness-issue39.json
 
