@@ -4,22 +4,25 @@
 
 writes into ``--out``: ``metrics.csv`` (one row per step), ``run.json`` (the resolved
 configuration), ``analysis.json`` (:func:`watercolour.analysis.analyse` of the curve and the
-rollouts), ``rollouts-summary.json`` (per step and per third: outcomes, rewards, n_shapes,
-paint) and ``contact-sheet.png`` (one row per step-third: the paintings nearest that third's
-median reward). A run of episodes of several turns also gets ``turns`` in its analysis (each
-turn's reward by thirds, the revision's paired gain), ``by_turn`` in its rollout summary (the
-rest of which, like the contact sheet, is of each episode's last turn), ``revisions.png``
-(first attempts over their revisions) and ``episode.json`` with ``episode-t1.png``,
-``episode-t2.png`` (one episode of the last third, turn by turn:
-:mod:`watercolour.train.tiny.episode_results`). The tiny painter's runs are published by
-``watercolour tiny runs`` (:mod:`watercolour.train.tiny.runs`), which trains and then calls
-:func:`publish`.
+rollouts; for a run rewarded by the pool-fitted judge also ``yardstick``, every admitted
+rollout on that judge's fixed scale: :mod:`watercolour.analysis.yardstick`, which needs the
+run's pool where ``run.json`` names it), ``rollouts-summary.json`` (per step and per third:
+outcomes, rewards, n_shapes, paint) and ``contact-sheet.png`` (one row per step-third: the
+paintings nearest that third's median reward). A run of episodes of several turns also gets
+``turns`` in its analysis (each turn's reward by thirds, the revision's paired gain),
+``by_turn`` in its rollout summary (the rest of which, like the contact sheet, is of each
+episode's last turn), ``revisions.png`` (first attempts over their revisions) and
+``episode.json`` with ``episode-t1.png``, ``episode-t2.png`` (one episode of the last third,
+turn by turn: :mod:`watercolour.train.tiny.episode_results`). The tiny painter's runs are
+published by ``watercolour tiny runs`` (:mod:`watercolour.train.tiny.runs`), which trains and
+then calls :func:`publish`.
 """
 
 from __future__ import annotations
 
 import io
 import math
+import os
 import shutil
 import statistics
 from dataclasses import dataclass
@@ -118,6 +121,11 @@ def publish(run: str | Path, out: str | Path) -> dict[str, Any]:
         (out / f".{name}.tmp").replace(out / name)
     rollouts = read_rollouts(source, pictures=True)
     analysis = analyse(run / "metrics.csv", rollouts).to_dict()
+    measured = judge_yardstick(run, rollouts, source)
+    if isinstance(measured, str):
+        analysis["notes"].append(measured)
+    elif measured is not None:
+        analysis["yardstick"] = measured
     write_json_atomic(out / "analysis.json", analysis)
     episodes = has_turns(rollouts)
     scored = last_turns(rollouts) if episodes else rollouts
@@ -129,6 +137,29 @@ def publish(run: str | Path, out: str | Path) -> dict[str, Any]:
     write_json_atomic(out / "rollouts-summary.json", summary)
     write_bytes_atomic(out / "contact-sheet.png", contact_sheet(scored, source))
     return analysis
+
+
+def judge_yardstick(run: Path, rollouts: pd.DataFrame, source: Path
+                    ) -> dict[str, Any] | str | None:
+    """:func:`watercolour.analysis.yardstick.yardstick` of a run rewarded by the pool-fitted
+    judge (fitted again on the pool its ``run.json`` names, or read from the judge's cache);
+    ``None`` for another judge; a note (str) when the pool cannot be read."""
+    import json
+
+    from watercolour.analysis.yardstick import yardstick
+    from watercolour.rewards.judge.cache import read_judge_cache
+    from watercolour.rewards.judge.offline_judge import PoolFittedJudge
+    from watercolour.rewards.references import ReferencePool
+
+    reward = json.loads((run / "run.json").read_text()).get("reward") or {}
+    if reward.get("judge") != "pool-fitted":
+        return None
+    try:
+        pool = ReferencePool.load(reward["pool"])
+    except (KeyError, TypeError, FileNotFoundError, ValueError) as err:
+        return f"the judge's yardstick skipped: the run's pool cannot be read ({err})"
+    judge = PoolFittedJudge.fit_cached(pool, read_judge_cache(os.environ))
+    return yardstick(rollouts, source, judge, pool)
 
 
 def publish_episodes(rollouts: pd.DataFrame, source: Path, out: Path) -> None:
@@ -149,7 +180,10 @@ def publish_episodes(rollouts: pd.DataFrame, source: Path, out: Path) -> None:
 
 def headline(analysis: dict[str, Any]) -> list[str]:
     """The run's headline: reward by thirds and its slope t, the same of the sketches that
-    passed the gate, the learning checks (and a run of episodes' turns)."""
+    passed the gate, the learning checks (and a run of episodes' turns, and the judge's
+    yardstick where the run has one)."""
+    from watercolour.analysis.yardstick import describe as describe_yardstick
+
     f = analysis["findings"]
     reward = f.get("reward") or {}
     slope = f.get("reward_slope") or {}
@@ -160,6 +194,7 @@ def headline(analysis: dict[str, Any]) -> list[str]:
             f"the sketches that passed the gate: {p.get('first')} -> {p.get('middle')} -> "
             f"{p.get('last')}; slope t {(passed.get('slope') or {}).get('t')}",
             f"learning checks: {describe_learning(f, analysis.get('rollouts') or {})}",
+            *([describe_yardstick(analysis["yardstick"])] if "yardstick" in analysis else []),
             *turn_lines(analysis.get("turns"))]
 
 
