@@ -87,6 +87,31 @@ def test_a_small_gain_is_called_small(tmp_path):
     assert "by less than two standard errors" in text
 
 
+def test_the_judges_fixed_scale_is_quoted_and_read_into_the_verdict(tmp_path):
+    """A run whose reward fell (its references grew harder) while its paintings rose on the
+    judge's yardstick: both are said; without a yardstick the figures are left out."""
+    folder = tmp_path / "run"
+    start = write_run(folder, [0.40 - 0.002 * i + 0.01 * (i % 2) for i in range(42)])
+    assert "real-latent-t" not in real_model.run_figures(folder, start)
+    analysis = json.loads((folder / "analysis.json").read_text())
+    analysis["yardstick"] = {
+        "latent": {"first": -4.5, "middle": -3.25, "last": -2.0, "t": 4.2},
+        "wins": {"first": 0.1, "middle": 0.2, "last": 0.35, "t": 3.6},
+        "pool": {"a peach hibiscus": {"love": [0.5, -1.25, 0.1], "okay": [-3.0]}}}
+    (folder / "analysis.json").write_text(json.dumps(analysis))
+    figures = real_model.run_figures(folder, start)
+    assert figures["real-latent-thirds"] == "-4.50 → -3.25 → -2.00"
+    assert figures["real-latent-t"] == "4.2" and figures["real-wins-t"] == "3.6"
+    assert figures["real-wins-thirds"] == "10% → 20% → 35%"
+    assert figures["real-latent-loved"] == "-1.25 to 0.50"
+    text = real_model.verdict(folder, start)
+    assert "did not rise over the run" in text
+    assert "on the judge's fixed scale its paintings rose" in text
+    analysis["yardstick"]["latent"]["t"] = -1.9
+    (folder / "analysis.json").write_text(json.dumps(analysis))
+    assert "did not move beyond the noise" in real_model.verdict(folder, start)
+
+
 def test_the_curve_figure_draws_the_thirds(tmp_path):
     folder = tmp_path / "run"
     write_run(folder, [0.3 + 0.004 * i for i in range(30)])

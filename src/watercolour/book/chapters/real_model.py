@@ -95,6 +95,7 @@ def run_figures(folder: Path | None = None, warm_start: Path | None = None) -> d
         "real-minutes": f"{curve['step_time'].sum() / 60:.0f}",
         "real-reply-tokens": f"{curve['completions/mean_length'].median():.0f}",
     }
+    figures |= yardstick_figures(analysis)
     if (folder / "eval.json").is_file():
         probe = _read(folder / "eval.json")
         paired = probe["paired"]
@@ -108,6 +109,23 @@ def run_figures(folder: Path | None = None, warm_start: Path | None = None) -> d
             "real-eval-t": "—" if paired["t"] is None else f"{paired['t']:.1f}",
         }
     return figures
+
+
+def yardstick_figures(analysis: dict[str, Any]) -> dict[str, str]:
+    """The run on the judge's fixed yardstick (``analysis.json``'s ``yardstick``, from
+    :mod:`watercolour.analysis.yardstick`) as the prose quotes it; empty without one."""
+    found = analysis.get("yardstick") or {}
+    if "latent" not in found:
+        return {}
+    latent, wins = found["latent"], found["wins"]
+    loved = sorted(v for tiers in found["pool"].values() for v in tiers["love"])
+    return {
+        "real-latent-thirds": " → ".join(f"{latent[t]:.2f}" for t in THIRDS),
+        "real-latent-t": f"{latent['t']:.1f}",
+        "real-wins-thirds": " → ".join(f"{wins[t]:.0%}" for t in THIRDS),
+        "real-wins-t": f"{wins['t']:.1f}",
+        "real-latent-loved": f"{loved[0]:.2f} to {loved[-1]:.2f}",
+    }
 
 
 def verdict(folder: Path | None = None, warm_start: Path | None = None) -> str:
@@ -128,6 +146,11 @@ def verdict(folder: Path | None = None, warm_start: Path | None = None) -> str:
              if met["last_third_passes_as_often"]
              else ", and the trained policy passed the gate a little less often than its warm "
              "start")
+    latent = (_read(folder / "analysis.json").get("yardstick") or {}).get("latent")
+    if latent and latent.get("t") is not None:
+        moved = ("rose" if latent["t"] >= 3 else "fell" if latent["t"] <= -3 else
+                 "did not move beyond the noise of its steps")
+        text += f"; on the judge's fixed scale its paintings {moved}"
     paired = _paired(folder)
     if paired is not None:
         if met["beats_the_warm_start"]:
