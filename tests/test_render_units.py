@@ -48,6 +48,22 @@ def test_decode_composites_transparency_over_white():
     assert rgb.shape == (4, 4, 3) and (rgb == 255).all()
 
 
+def test_one_render_is_decoded_once_and_shared_read_only():
+    """The gate, the judge, the scorer and the copy check read the same bytes: the second
+    decode is the first's array, which nobody can change; other bytes decode afresh."""
+    red = np.zeros((4, 4, 3), dtype=np.uint8)
+    red[..., 0] = 200
+    png = png_of(red)
+    first = decode_rgb(png)
+    assert decode_rgb(bytes(bytearray(png))) is first       # equal bytes, another object
+    assert decode_rgb(bytearray(png)) is first              # a mutable buffer is read too
+    assert not first.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        first[0, 0, 0] = 0
+    other = decode_rgb(png_of(red // 2))
+    assert other is not first and int(other[0, 0, 0]) == 100 and int(first[0, 0, 0]) == 200
+
+
 def test_config_rejects_bad_values(monkeypatch):
     with pytest.raises(ValueError, match="workers"):
         RenderConfig(workers=0)

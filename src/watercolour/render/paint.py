@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 
 import numpy as np
@@ -11,13 +12,27 @@ PAPER_TOLERANCE = 4
 """A pixel counts as paint when a channel differs from the paper colour by more than this."""
 
 
+DECODED_KEPT = 8
+"""How many recent decodes :func:`decode_rgb` keeps: a rollout's render is read by the gate,
+the judge, the scorer, the pigment term and the copy check, each from the same bytes."""
+
+
 def decode_rgb(png: bytes) -> np.ndarray:
-    """PNG bytes -> ``uint8`` array of shape (height, width, 3), composited over white."""
+    """PNG bytes -> ``uint8`` array of shape (height, width, 3), composited over white. The
+    array is read-only and may be shared with other callers of the same bytes (the last
+    :data:`DECODED_KEPT` PNGs decoded are kept)."""
+    return _decode(bytes(png))
+
+
+@functools.lru_cache(maxsize=DECODED_KEPT)
+def _decode(png: bytes) -> np.ndarray:
     image = Image.open(io.BytesIO(png))
     if image.mode != "RGBA":
         image = image.convert("RGBA")
     background = Image.new("RGBA", image.size, (255, 255, 255, 255))
-    return np.asarray(Image.alpha_composite(background, image).convert("RGB"))
+    rgb = np.asarray(Image.alpha_composite(background, image).convert("RGB"))
+    rgb.setflags(write=False)
+    return rgb
 
 
 def paper_colour(rgb: np.ndarray) -> tuple[int, int, int]:
