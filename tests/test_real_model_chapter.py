@@ -112,6 +112,24 @@ def test_the_judges_fixed_scale_is_quoted_and_read_into_the_verdict(tmp_path):
     assert "did not move beyond the noise" in real_model.verdict(folder, start)
 
 
+def test_the_runs_table_has_a_row_a_published_run(tmp_path):
+    write_run(tmp_path / "judge-led", [0.30 + 0.004 * i + 0.01 * (i % 2) for i in range(30)],
+              paired=(0.037, 1.91))
+    write_run(tmp_path / "okay-first", [0.35 + 0.01 * (i % 3) for i in range(30)])
+    run = json.loads((tmp_path / "okay-first" / "run.json").read_text())
+    run["config"]["run"] = {"references_schedule": "linear:0:0.5"}
+    (tmp_path / "okay-first" / "run.json").write_text(json.dumps(run))
+    analysis = json.loads((tmp_path / "okay-first" / "analysis.json").read_text())
+    analysis["yardstick"] = {"latent": {"first": -5.5, "middle": -5.0, "last": -4.25, "t": 2.04}}
+    (tmp_path / "okay-first" / "analysis.json").write_text(json.dumps(analysis))
+    (tmp_path / "not-a-run").mkdir()
+    lines = real_model.runs_table(tmp_path).splitlines()
+    assert len(lines) == 4 and "judge's scale by thirds" in lines[0]
+    assert lines[2].startswith("| `judge-led` | `half` |") and "+0.037 (t 1.9)" in lines[2]
+    assert "| — |" in lines[2]                                # no yardstick in that run
+    assert "`linear:0:0.5`" in lines[3] and "-5.50 → -5.00 → -4.25 (t 2.0)" in lines[3]
+
+
 def test_the_curve_figure_draws_the_thirds(tmp_path):
     folder = tmp_path / "run"
     write_run(folder, [0.3 + 0.004 * i for i in range(30)])

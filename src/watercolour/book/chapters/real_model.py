@@ -176,6 +176,32 @@ def glue_run(folder: Path | None = None) -> dict[str, str]:
     return figures
 
 
+def runs_table(root: Path | None = None) -> str:
+    """Every published GRPO run of the model (the folders of ``root``, default the package's
+    ``smollm2/``, each with ``analysis.json``) as Markdown, one row a run: its references,
+    the training reward by thirds, the judge's fixed scale by thirds (the latent; slope t of
+    each), and the love-only evaluation's paired gain over the warm start."""
+    from watercolour.notebooks import markdown_table
+    from watercolour.results import SMOLLM2
+
+    rows = []
+    for folder in sorted(p for p in (root or SMOLLM2).iterdir()
+                         if (p / "analysis.json").is_file()):
+        analysis, run = _read(folder / "analysis.json"), _read(folder / "run.json")
+        reward, slope = analysis["findings"]["reward"], analysis["findings"]["reward_slope"]
+        latent = (analysis.get("yardstick") or {}).get("latent")
+        paired = _paired(folder)
+        schedule = (run["config"].get("run") or {}).get("references_schedule") or "half"
+        rows.append([
+            f"`{folder.name}`", f"`{schedule}`",
+            f"{' → '.join(f'{reward[t]:.3f}' for t in THIRDS)} (t {slope['t']:.1f})",
+            "—" if not latent else
+            f"{' → '.join(f'{latent[t]:.2f}' for t in THIRDS)} (t {latent['t']:.1f})",
+            "—" if paired is None else f"{paired['mean']:+.3f} (t {paired['t']:.1f})"])
+    return markdown_table(["run", "references", "reward by thirds", "judge's scale by thirds",
+                           "vs warm start, love-only"], rows)
+
+
 def curve_figure(folder: Path | None = None, window: int = 8) -> Figure:
     """The run's reward per step, its rolling mean over ``window`` steps and each third's mean;
     beside it, the share of rollouts that passed the gate per step."""
