@@ -62,6 +62,8 @@ def test_the_yardstick_rises_where_the_paintings_improve_though_the_reward_falls
     # the scale: the subject's own paintings (5 love, 5 okay), not the daisies
     assert [len(found["pool"][SUBJECT][t]) for t in ("love", "okay")] == [5, 5]
     assert "latent" in describe(found) and "t " in describe(found)
+    assert found["by_step"]["step"] == list(range(9))
+    assert found["by_step"]["latent"][-1] > found["by_step"]["latent"][0]
 
 
 def test_a_rollout_is_placed_by_what_it_shows_not_by_the_references_it_met(subject_pool, judge,

@@ -105,11 +105,17 @@ def test_the_judges_fixed_scale_is_quoted_and_read_into_the_verdict(tmp_path):
     assert figures["real-wins-thirds"] == "10% → 20% → 35%"
     assert figures["real-latent-loved"] == "-1.25 to 0.50"
     text = real_model.verdict(folder, start)
-    assert "did not rise over the run" in text
+    assert "did not rise over the run" in text and "grew harder" not in text
     assert "on the judge's fixed scale its paintings rose" in text
+    run = json.loads((folder / "run.json").read_text())
+    run["config"]["run"] = {"references_schedule": "linear:0:0.5"}
+    (folder / "run.json").write_text(json.dumps(run))
+    assert real_model.run_figures(folder, start)["real-schedule"] == "linear:0:0.5"
+    assert ("did not rise over the run (its references grew harder as it went: "
+            "`linear:0:0.5`)") in real_model.verdict(folder, start)
     analysis["yardstick"]["latent"]["t"] = -1.9
     (folder / "analysis.json").write_text(json.dumps(analysis))
-    assert "did not move beyond the noise" in real_model.verdict(folder, start)
+    assert "drifted down, within the noise of its steps" in real_model.verdict(folder, start)
 
 
 def test_the_runs_table_has_a_row_a_published_run(tmp_path):
@@ -130,13 +136,36 @@ def test_the_runs_table_has_a_row_a_published_run(tmp_path):
     assert "`linear:0:0.5`" in lines[3] and "-5.50 → -5.00 → -4.25 (t 2.0)" in lines[3]
 
 
+def test_the_evaluation_sheets_stand_side_by_side(tmp_path):
+    from PIL import Image
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    for name, colour in (("before", "red"), ("after", "blue")):
+        Image.new("RGB", (64, 32), colour).save(folder / f"{name}.png")
+    left, right = real_model.evaluation_sheets(folder).axes
+    assert (left.get_title(), right.get_title()) == ("the warm start", "after GRPO")
+    assert left.images[0].get_array()[0, 0].tolist() == [255, 0, 0]
+    assert right.images[0].get_array()[0, 0].tolist() == [0, 0, 255]
+
+
 def test_the_curve_figure_draws_the_thirds(tmp_path):
     folder = tmp_path / "run"
     write_run(folder, [0.3 + 0.004 * i for i in range(30)])
     figure = real_model.curve_figure(folder)
     left, right = figure.axes
     assert len(left.collections) == 3  # one mean line a third
+    assert left.get_title() == "SmolLM2-135M, half references"
     assert right.get_title() == "gate pass rate"
+    analysis = json.loads((folder / "analysis.json").read_text())
+    analysis["yardstick"] = {
+        "latent": {"first": -5.0, "middle": -4.0, "last": -3.0, "t": 5.0},
+        "by_step": {"step": list(range(30)), "latent": [-5.5 + 0.1 * i for i in range(30)],
+                    "wins": [0.1] * 30}}
+    (folder / "analysis.json").write_text(json.dumps(analysis))
+    left, middle, right = real_model.curve_figure(folder).axes
+    assert middle.get_title() == "the judge's fixed scale" and len(middle.collections) == 3
+    assert [line.get_ydata()[0] for line in middle.lines][:1] == [-5.5]
 
 
 def test_the_committed_run_gives_every_figure_the_chapter_quotes():
@@ -150,3 +179,4 @@ def test_the_committed_run_gives_every_figure_the_chapter_quotes():
     assert probe["love_references"] == 4
     assert probe["paired"]["n"] == 32 and probe["paired"]["t"] is not None
     assert real_model.verdict().startswith("The step reward")
+    assert len(real_model.evaluation_sheets().axes) == 2

@@ -71,7 +71,8 @@ def score_rollouts(rollouts: pd.DataFrame, source: str | os.PathLike[str],
 def yardstick(rollouts: pd.DataFrame, source: str | os.PathLike[str], judge: PoolFittedJudge,
               pool: ReferencePool) -> dict[str, Any]:
     """The run on the fixed yardstick: per measure, the mean by third and its slope over the
-    per-step means; the latent's median by third; the subject's pool paintings' latents."""
+    per-step means; the latent's median by third; the per-step means of the latent and the
+    wins (``by_step``); the subject's pool paintings' latents."""
     scored = score_rollouts(rollouts, source, judge, pool)
     subjects = sorted({str(s or "") for s in rollouts.get("subject", pd.Series(dtype=str))})
     found: dict[str, Any] = {
@@ -90,6 +91,9 @@ def yardstick(rollouts: pd.DataFrame, source: str | os.PathLike[str], judge: Poo
                           "slope": _round(fit["slope"]), "t": _round(fit["t"])}
     medians = scored["latent"].groupby(third).median()
     found["latent"]["median"] = {t: _round(medians.get(t)) for t in THIRDS}
+    found["by_step"] = {"step": [int(s) for s in per_step["step"]],
+                        "latent": [_round(v) for v in per_step["latent"]],
+                        "wins": [_round(v) for v in per_step["wins"]]}
     return found
 
 

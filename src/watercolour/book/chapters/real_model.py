@@ -20,11 +20,17 @@ SPLIT = (("generation_s", "generation"), ("render_s", "rendering"),
 the reward's time."""
 
 
+CHAPTER_RUN = "judge-led-okay-first"
+"""The published run the chapter shows (under the package's ``smollm2/``): the judge-led mix
+with references from the pool's ``okay`` tier first (``--references-schedule linear:0:0.5``);
+:func:`runs_table` lists it beside the others."""
+
+
 def run_folder(folder: Path | None = None) -> Path:
-    """The committed run: ``folder``, else the package's ``smollm2/judge-led/``."""
+    """The committed run: ``folder``, else the package's ``smollm2/`` :data:`CHAPTER_RUN`."""
     from watercolour.results import SMOLLM2
 
-    return folder or SMOLLM2 / "judge-led"
+    return folder or SMOLLM2 / CHAPTER_RUN
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -59,6 +65,11 @@ def targets(folder: Path, warm_start_pass_rate: float) -> dict[str, bool | None]
             "beats_the_warm_start": None if paired is None else paired["t"] >= 2}
 
 
+def _schedule(run: dict[str, Any]) -> str:
+    """The run's references schedule (``run.json``), ``half`` where it names none."""
+    return (run["config"].get("run") or {}).get("references_schedule") or "half"
+
+
 def _paired(folder: Path) -> dict[str, Any] | None:
     """The love-only evaluation's paired difference, when it has a t."""
     if not (folder / "eval.json").is_file():
@@ -84,6 +95,7 @@ def run_figures(folder: Path | None = None, warm_start: Path | None = None) -> d
     figures = {
         "real-steps": str(slope["n"]),
         "real-group": str(training["num_generations"]),
+        "real-schedule": _schedule(run),
         "real-reward-thirds": " → ".join(f"{reward[t]:.3f}" for t in THIRDS),
         "real-slope-t": f"{slope['t']:.1f}",
         "real-pass-first": f"{passing['first']:.0%}",
@@ -142,6 +154,9 @@ def verdict(folder: Path | None = None, warm_start: Path | None = None) -> str:
                 "but within the noise of its steps (slope t under 3)")
     else:
         text = "The step reward did not rise over the run"
+    schedule = _schedule(_read(folder / "run.json"))
+    if schedule not in ("half", "love-only"):
+        text += f" (its references grew harder as it went: `{schedule}`)"
     text += (", and the trained policy kept passing the gate as often as its warm start"
              if met["last_third_passes_as_often"]
              else ", and the trained policy passed the gate a little less often than its warm "
@@ -149,7 +164,8 @@ def verdict(folder: Path | None = None, warm_start: Path | None = None) -> str:
     latent = (_read(folder / "analysis.json").get("yardstick") or {}).get("latent")
     if latent and latent.get("t") is not None:
         moved = ("rose" if latent["t"] >= 3 else "fell" if latent["t"] <= -3 else
-                 "did not move beyond the noise of its steps")
+                 f"drifted {'up' if latent['t'] > 0 else 'down'}, within the noise of its "
+                 "steps")
         text += f"; on the judge's fixed scale its paintings {moved}"
     paired = _paired(folder)
     if paired is not None:
@@ -191,7 +207,7 @@ def runs_table(root: Path | None = None) -> str:
         reward, slope = analysis["findings"]["reward"], analysis["findings"]["reward_slope"]
         latent = (analysis.get("yardstick") or {}).get("latent")
         paired = _paired(folder)
-        schedule = (run["config"].get("run") or {}).get("references_schedule") or "half"
+        schedule = _schedule(run)
         rows.append([
             f"`{folder.name}`", f"`{schedule}`",
             f"{' → '.join(f'{reward[t]:.3f}' for t in THIRDS)} (t {slope['t']:.1f})",
@@ -202,28 +218,62 @@ def runs_table(root: Path | None = None) -> str:
                            "vs warm start, love-only"], rows)
 
 
+def evaluation_sheets(folder: Path | None = None) -> Figure:
+    """The love-only evaluation's contact sheets (``before.png``, ``after.png`` of the run's
+    folder) side by side: the warm start and the trained policy on the same seeds."""
+    from PIL import Image
+
+    folder = run_folder(folder)
+    figure = Figure(figsize=(12, 3.4))
+    for axes, (name, title) in zip(figure.subplots(1, 2),
+                                   (("before", "the warm start"), ("after", "after GRPO"))):
+        with Image.open(folder / f"{name}.png") as sheet:
+            axes.imshow(sheet.convert("RGB"))
+        axes.set_title(title)
+        axes.axis("off")
+    figure.tight_layout()
+    return figure
+
+
 def curve_figure(folder: Path | None = None, window: int = 8) -> Figure:
     """The run's reward per step, its rolling mean over ``window`` steps and each third's mean;
-    beside it, the share of rollouts that passed the gate per step."""
+    the same of the judge's fixed scale where the run has it (``analysis.json``'s
+    ``yardstick``); and the share of rollouts that passed the gate per step."""
+    import pandas as pd
+
     folder = run_folder(folder)
     curve = read_curve(folder / "metrics.csv")
     analysis = _read(folder / "analysis.json")
-    figure = Figure(figsize=(11, 3.6))
-    left, right = figure.subplots(1, 2)
-    left.plot(curve["step"], curve["reward"], ".", alpha=0.5, label="mean reward of the step")
-    left.plot(curve["step"], curve["reward"].rolling(window, min_periods=1).mean(), "-",
-              label=f"rolling mean ({window} steps)")
-    thirds = third_of_steps(curve["step"]).to_numpy()
-    for i, third in enumerate(THIRDS):
-        steps = curve["step"][thirds == third]
-        if len(steps):
-            mean = analysis["findings"]["reward"][third]
-            left.hlines(mean, steps.min(), steps.max(), colors="black", linewidth=2,
-                        label="mean of the third" if i == 0 else None)
-    left.set(title="SmolLM2-135M, judge-led", xlabel="step", ylabel="reward")
-    left.legend(loc="lower right", fontsize=8)
+    scale = (analysis.get("yardstick") or {}).get("by_step")
+    figure = Figure(figsize=(12, 3.6) if scale else (11, 3.6))
+    panels = list(figure.subplots(1, 3 if scale else 2))
+    _per_step(panels[0], curve["step"], curve["reward"], analysis["findings"]["reward"], window,
+              "reward")
+    panels[0].set(title=f"SmolLM2-135M, {_schedule(_read(folder / 'run.json'))} references")
+    if scale:
+        latent = analysis["yardstick"]["latent"]
+        _per_step(panels[1], pd.Series(scale["step"]), pd.Series(scale["latent"], dtype=float),
+                  latent, window, "judge's latent quality")
+        panels[1].set(title="the judge's fixed scale")
     if "gate_pass_rate" in curve:
-        right.plot(curve["step"], curve["gate_pass_rate"], ".-", alpha=0.7)
-    right.set(title="gate pass rate", xlabel="step", ylim=(-0.05, 1.05))
+        panels[-1].plot(curve["step"], curve["gate_pass_rate"], ".-", alpha=0.7)
+    panels[-1].set(title="gate pass rate", xlabel="step", ylim=(-0.05, 1.05))
     figure.tight_layout()
     return figure
+
+
+def _per_step(axes: Any, steps: Any, values: Any, by_third: dict[str, float], window: int,
+              label: str) -> None:
+    """``values`` per step (dots), their rolling mean over ``window`` steps and each third's
+    mean (``by_third``: black lines) on ``axes``."""
+    axes.plot(steps, values, ".", alpha=0.5, label="mean of the step")
+    axes.plot(steps, values.rolling(window, min_periods=1).mean(), "-",
+              label=f"rolling mean ({window} steps)")
+    thirds = third_of_steps(steps).to_numpy()
+    for i, third in enumerate(THIRDS):
+        part = steps[thirds == third]
+        if len(part) and by_third.get(third) is not None:
+            axes.hlines(by_third[third], part.min(), part.max(), colors="black", linewidth=2,
+                        label="mean of the third" if i == 0 else None)
+    axes.set(xlabel="step", ylabel=label)
+    axes.legend(loc="best", fontsize=7)
