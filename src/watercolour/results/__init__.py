@@ -14,7 +14,10 @@ from the installed package; a checkout reads the same files under ``src/watercol
   rollout summary, contact sheet: ``watercolour publish``) and ``eval.json`` with
   ``before.png`` / ``after.png``, the warm start against the trained policy on the same seeds
   with love-only references (``watercolour compare ... --love-references 4``; the commands:
-  ``recipes/smollm2-cpu.yaml`` and ``docs/training.md``).
+  ``recipes/smollm2-cpu.yaml`` and ``docs/training.md``); ``smollm2/judge-led-okay-first/``:
+  the same with the judge's references from the ``okay`` tier first
+  (``--references-schedule linear:0:0.5``), the run chapter 06 shows. A run's
+  ``analysis.json`` holds its ``yardstick``: the judge's fixed scale.
 - ``benchmarks/``: the benchmark records the chapters show, byte-equal copies of the newest
   ``benchmarks/results/<name>`` a benchmark wrote in a checkout (a test keeps them equal).
 
