@@ -61,7 +61,7 @@ def test_the_chapter_trains_live_and_shows_both_runs(tmp_path, monkeypatch):
     assert {o["metadata"]["scrapbook"]["name"] for o in images} == {
         "smoke-live", "smoke-curves", "smoke-sheet-hps-only", "smoke-sheet-judge-led",
         "smoke-revise-curves", "smoke-revise-episode", "smoke-revise-sheet",
-        "smoke-sft-compact-after", "real-curve", "real-sheet"}
+        "smoke-sft-compact-after", "real-curve", "real-sheet", "real-eval-sheets"}
     # the pretrained model's GRPO run: every figure its prose quotes
     assert int(record["real_model"]["real-steps"]) >= 40 and "real-eval-t" in record["real_model"]
     # the run of two-turn episodes: each turn by thirds and the two targets
