@@ -112,7 +112,7 @@ def test_the_judges_fixed_scale_is_quoted_and_read_into_the_verdict(tmp_path):
     (folder / "run.json").write_text(json.dumps(run))
     assert real_model.run_figures(folder, start)["real-schedule"] == "linear:0:0.5"
     assert ("did not rise over the run (its references grew harder as it went: "
-            "`linear:0:0.5`)") in real_model.verdict(folder, start)
+            "linear:0:0.5)") in real_model.verdict(folder, start)
     analysis["yardstick"]["latent"]["t"] = -1.9
     (folder / "analysis.json").write_text(json.dumps(analysis))
     assert "drifted down, within the noise of its steps" in real_model.verdict(folder, start)

@@ -156,7 +156,7 @@ def verdict(folder: Path | None = None, warm_start: Path | None = None) -> str:
         text = "The step reward did not rise over the run"
     schedule = _schedule(_read(folder / "run.json"))
     if schedule not in ("half", "love-only"):
-        text += f" (its references grew harder as it went: `{schedule}`)"
+        text += f" (its references grew harder as it went: {schedule})"
     text += (", and the trained policy kept passing the gate as often as its warm start"
              if met["last_third_passes_as_often"]
              else ", and the trained policy passed the gate a little less often than its warm "
