@@ -129,8 +129,10 @@ def test_the_runs_table_has_a_row_a_published_run(tmp_path):
     analysis["yardstick"] = {"latent": {"first": -5.5, "middle": -5.0, "last": -4.25, "t": 2.04}}
     (tmp_path / "okay-first" / "analysis.json").write_text(json.dumps(analysis))
     (tmp_path / "not-a-run").mkdir()
+    write_run(tmp_path / "straight", [0.3 + 0.01 * i for i in range(30)])  # no noise: no t
     lines = real_model.runs_table(tmp_path).splitlines()
-    assert len(lines) == 4 and "judge's scale by thirds" in lines[0]
+    assert len(lines) == 5 and "judge's scale by thirds" in lines[0]
+    assert "0.345 → 0.445 → 0.545 (t —)" in lines[4]
     assert lines[2].startswith("| `judge-led` | `half` |") and "+0.037 (t 1.9)" in lines[2]
     assert "| — |" in lines[2]                                # no yardstick in that run
     assert "`linear:0:0.5`" in lines[3] and "-5.50 → -5.00 → -4.25 (t 2.0)" in lines[3]

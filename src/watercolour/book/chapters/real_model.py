@@ -1,7 +1,8 @@
-"""Chapter 06's pretrained model after GRPO: SmolLM2-135M's committed run from its compact warm
-start (``results/smollm2/judge-led/``: the run's curve, analysis, rollout summary and contact
-sheet, and ``eval.json``, the warm start against the trained policy on the same seeds with
-love-only references) as the chapter quotes and shows it."""
+"""Chapter 06's pretrained model after GRPO: SmolLM2-135M's committed runs from its compact
+warm start (``results/smollm2/<run>/``: each run's curve, analysis with the judge's fixed
+yardstick, rollout summary and contact sheet, and ``eval.json``, the warm start against the
+trained policy on the same seeds with love-only references), the one the chapter shows
+(:data:`CHAPTER_RUN`) quoted and drawn, and all of them in one table."""
 
 from __future__ import annotations
 
@@ -210,12 +211,17 @@ def runs_table(root: Path | None = None) -> str:
         schedule = _schedule(run)
         rows.append([
             f"`{folder.name}`", f"`{schedule}`",
-            f"{' → '.join(f'{reward[t]:.3f}' for t in THIRDS)} (t {slope['t']:.1f})",
+            f"{' → '.join(f'{reward[t]:.3f}' for t in THIRDS)} (t {_t(slope['t'])})",
             "—" if not latent else
-            f"{' → '.join(f'{latent[t]:.2f}' for t in THIRDS)} (t {latent['t']:.1f})",
-            "—" if paired is None else f"{paired['mean']:+.3f} (t {paired['t']:.1f})"])
+            f"{' → '.join(f'{latent[t]:.2f}' for t in THIRDS)} (t {_t(latent['t'])})",
+            "—" if paired is None else f"{paired['mean']:+.3f} (t {_t(paired['t'])})"])
     return markdown_table(["run", "references", "reward by thirds", "judge's scale by thirds",
                            "vs warm start, love-only"], rows)
+
+
+def _t(value: float | None) -> str:
+    """A t statistic as the table shows it (``—`` where it is undefined: no noise)."""
+    return "—" if value is None else f"{value:.1f}"
 
 
 def evaluation_sheets(folder: Path | None = None) -> Figure:
