@@ -21,7 +21,6 @@ subject's own paintings' latents.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -35,11 +34,13 @@ from watercolour.rewards.references import ReferencePool, subject_key
 TIERS = ("love", "okay")
 
 
-def subject_paintings(pool: ReferencePool, subject: str) -> dict[str, list[bytes]]:
-    """The pool's ``love`` and ``okay`` renders of ``subject`` (by :func:`subject_key`)."""
+def subject_latents(judge: PoolFittedJudge, pool: ReferencePool, subject: str
+                    ) -> dict[str, list[float]]:
+    """The judge's latents of the pool's ``love`` and ``okay`` renders of ``subject`` (by
+    :func:`subject_key`), each measured leave-one-out."""
     key = subject_key(subject)
-    return {tier: [p.png for p in pool.tier(tier) if subject_key(p.subject) == key]
-            for tier in TIERS}
+    return {tier: [judge.quality(p.png, subject) for p in pool.tier(tier)
+                   if subject_key(p.subject) == key] for tier in TIERS}
 
 
 def score_rollouts(rollouts: pd.DataFrame, source: str | os.PathLike[str],
@@ -56,8 +57,7 @@ def score_rollouts(rollouts: pd.DataFrame, source: str | os.PathLike[str],
             continue
         subject = str(item.get("subject") or "")
         if subject not in references:
-            references[subject] = {tier: [judge.quality(p, subject) for p in pngs]
-                                   for tier, pngs in subject_paintings(pool, subject).items()}
+            references[subject] = subject_latents(judge, pool, subject)
         latent = judge.quality(png, subject)
         theirs = references[subject]
         row = {"step": int(item["step"]), "latent": latent}
@@ -77,8 +77,9 @@ def yardstick(rollouts: pd.DataFrame, source: str | os.PathLike[str], judge: Poo
     subjects = sorted({str(s or "") for s in rollouts.get("subject", pd.Series(dtype=str))})
     found: dict[str, Any] = {
         "judge": judge.name, "rollouts": len(scored),
-        "pool": {s: {tier: _rounded(judge.quality(p, s) for p in pngs)
-                     for tier, pngs in subject_paintings(pool, s).items()} for s in subjects},
+        "pool": {s: {tier: [round(v, 3) for v in values]
+                     for tier, values in subject_latents(judge, pool, s).items()}
+                 for s in subjects},
     }
     if scored.empty:
         return found
@@ -116,7 +117,3 @@ def _round(value: Any) -> float | None:
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return None
     return round(float(value), 4)
-
-
-def _rounded(values: Iterable[float]) -> list[float]:
-    return [round(float(v), 3) for v in values]
