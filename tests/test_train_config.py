@@ -368,3 +368,38 @@ def test_the_output_folder_holds_one_run_and_resume_cuts_the_logs_back(tmp_path)
     assert open_output(resumed, training, log=logged.append)[3] == out / "checkpoint-2"
     assert logged == ["resuming from checkpoint-2: dropped 0 rollouts and 0 metric rows of "
                       "the steps after it"]
+
+
+def test_a_resumed_run_keeps_how_its_earlier_steps_ran_and_names_a_changed_length(tmp_path):
+    import json
+
+    from watercolour.train.trainer import checkpoint_max_steps, earlier_runs, open_output
+
+    out = tmp_path / "run"
+    (out / "checkpoint-4").mkdir(parents=True)
+    (out / "checkpoint-4" / "trainer_state.json").write_text(json.dumps({"max_steps": 4}))
+    first = ["watercolour", "train", "--references-schedule", "linear:0:0.5"]
+    (out / "run.json").write_text(json.dumps({"argv": first,
+                                              "config": {"training": {"max_steps": 4}}}))
+    resumed, training = parse_args(["--config", "tiny-cpu", "--out", str(out), "--resume",
+                                    "--max-steps", "9"])
+    logged: list[str] = []
+    checkpoint = open_output(resumed, training, log=logged.append)[3]
+    assert checkpoint_max_steps(checkpoint) == 4
+    assert logged[1].startswith("note: checkpoint-4 was saved by a run of 4 steps and this "
+                                "one runs 9: the learning-rate schedule (cosine) is laid over 9")
+    history = earlier_runs(out, checkpoint)
+    assert history == [{"argv": first, "max_steps": 4, "until_step": 4}]
+    # resumed again later: the oldest invocation stays first
+    (out / "run.json").write_text(json.dumps({"argv": ["second"], "earlier": history,
+                                              "config": {"training": {"max_steps": 9}}}))
+    (out / "checkpoint-9").mkdir()
+    assert [h["until_step"] for h in earlier_runs(out, out / "checkpoint-9")] == [4, 9]
+    assert earlier_runs(out, None) == []
+    same, training = parse_args(["--config", "tiny-cpu", "--out", str(out), "--resume",
+                                 "--max-steps", "4"])
+    (out / "checkpoint-9" / "trainer_state.json").write_text(json.dumps({"max_steps": 9}))
+    logged.clear()
+    open_output(same, training, log=logged.append)
+    assert len(logged) == 2 and "runs 4" in logged[1]
+    assert checkpoint_max_steps(tmp_path) is None

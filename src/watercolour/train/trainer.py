@@ -2,7 +2,8 @@
 the painting prompt with the watercolour reward, and leaves everything behind in ``--out``:
 
     OUT/run.json                 resolved configuration, reward set-up (with --env-url, each
-                                 server's too), LoRA plan, versions
+                                 server's too), LoRA plan, versions; resumed: ``earlier``,
+                                 the command lines of the steps before the checkpoint
     OUT/metrics.csv              one row per step (watercolour.train.metrics)
     OUT/rollouts/                every rollout as scored (JSONL + PNG), then a dataset
     OUT/checkpoint-N/            TRL checkpoints (--save-steps); --resume takes the last
@@ -490,7 +491,40 @@ def open_output(run: RunArguments, training: TrainArguments, log: Any = print
         dropped = rollouts.truncate(step), metrics.truncate(step)
         log(f"resuming from {checkpoint.name}: dropped {dropped[0]} rollouts and "
             f"{dropped[1]} metric rows of the steps after it")
+        saved_by = checkpoint_max_steps(checkpoint)
+        if saved_by and training.max_steps > 0 and saved_by != training.max_steps:
+            log(f"note: {checkpoint.name} was saved by a run of {saved_by} steps and this one "
+                f"runs {training.max_steps}: the learning-rate schedule "
+                f"({getattr(training.lr_scheduler_type, 'value', training.lr_scheduler_type)}) "
+                f"is laid over {training.max_steps} steps from "
+                "here (the optimizer's state goes on), and a linear references schedule over "
+                f"{training.max_steps} too")
     return out, rollouts, metrics, checkpoint
+
+
+def checkpoint_max_steps(checkpoint: Path) -> int | None:
+    """The ``max_steps`` of the run that saved ``checkpoint`` (its ``trainer_state.json``), or
+    None where it cannot be read."""
+    try:
+        return int(json.loads((checkpoint / "trainer_state.json").read_text())["max_steps"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def earlier_runs(out: Path, checkpoint: Path | None) -> list[dict[str, Any]]:
+    """For ``run.json`` of a resumed run: how the steps before ``checkpoint`` were run (the
+    command line and step count of each earlier invocation, oldest first, from the ``run.json``
+    the resumed run replaces); empty for a fresh run or one with no earlier record."""
+    if checkpoint is None:
+        return []
+    try:
+        previous = json.loads((out / "run.json").read_text())
+    except (OSError, ValueError):
+        return []
+    steps = previous.get("config", {}).get("training", {}).get("max_steps")
+    return [*previous.get("earlier", []),
+            {"argv": previous.get("argv"), "max_steps": steps,
+             "until_step": int(checkpoint.name.rsplit("-", 1)[-1])}]
 
 
 def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
@@ -516,6 +550,8 @@ def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
               "load_dtype": training.load_dtype, "weights_check": fits, "vllm_check": engine,
               "lora_plan": plan_for(run, training) if run.use_peft else None,
               "versions": versions(), "argv": recorded_argv()}
+    if checkpoint is not None:  # the steps before the checkpoint: how they were run
+        record["earlier"] = earlier_runs(out, checkpoint)
     if main:
         write_json_atomic(out / "run.json", record)
     estimate = (record["lora_plan"] or {}).get("memory")
