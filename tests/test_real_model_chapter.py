@@ -170,6 +170,15 @@ def test_the_curve_figure_draws_the_thirds(tmp_path):
     assert [line.get_ydata()[0] for line in middle.lines][:1] == [-5.5]
 
 
+def test_a_resumed_run_says_where_it_was_resumed_and_to_what_length():
+    run = {"config": {"training": {"max_steps": 75}}}
+    assert real_model.invocations(run) == "in one invocation"
+    run["earlier"] = [{"argv": ["watercolour", "train"], "max_steps": 40, "until_step": 40}]
+    assert real_model.invocations(run) == (
+        "resumed from its checkpoint at step 40 with a longer plan (40 → 75 steps: the "
+        "learning rate's cosine laid over the new length from there)")
+
+
 def test_the_committed_run_gives_every_figure_the_chapter_quotes():
     """The published run and its love-only evaluation, as the chapter reads them from the
     package: 40 steps or more, the same 32 seeds on both sides, the verdict in words."""

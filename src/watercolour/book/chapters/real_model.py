@@ -71,6 +71,19 @@ def _schedule(run: dict[str, Any]) -> str:
     return (run["config"].get("run") or {}).get("references_schedule") or "half"
 
 
+def invocations(run: dict[str, Any]) -> str:
+    """How the run's steps were run (``run.json``; ``earlier`` where it was resumed), as a
+    clause: ``in one invocation``, or where it was resumed and to what length."""
+    earlier = run.get("earlier") or []
+    if not earlier:
+        return "in one invocation"
+    stops = " and ".join(str(e["until_step"]) for e in earlier)
+    plans = " → ".join(str(n) for n in (*(e.get("max_steps") for e in earlier),
+                                         run["config"]["training"]["max_steps"]))
+    return (f"resumed from its checkpoint at step {stops} with a longer plan ({plans} steps: "
+            "the learning rate's cosine laid over the new length from there)")
+
+
 def _paired(folder: Path) -> dict[str, Any] | None:
     """The love-only evaluation's paired difference, when it has a t."""
     if not (folder / "eval.json").is_file():
@@ -97,6 +110,7 @@ def run_figures(folder: Path | None = None, warm_start: Path | None = None) -> d
         "real-steps": str(slope["n"]),
         "real-group": str(training["num_generations"]),
         "real-schedule": _schedule(run),
+        "real-invocations": invocations(run),
         "real-reward-thirds": " → ".join(f"{reward[t]:.3f}" for t in THIRDS),
         "real-slope-t": f"{slope['t']:.1f}",
         "real-pass-first": f"{passing['first']:.0%}",
