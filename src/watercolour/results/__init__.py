@@ -16,7 +16,9 @@ from the installed package; a checkout reads the same files under ``src/watercol
   with love-only references (``watercolour compare ... --love-references 4``; the commands:
   ``recipes/smollm2-cpu.yaml`` and ``docs/training.md``); ``smollm2/judge-led-okay-first/``:
   the same with the judge's references from the ``okay`` tier first
-  (``--references-schedule linear:0:0.5``), the run chapter 06 shows. A run's
+  (``--references-schedule linear:0:0.5``), the run chapter 06 shows;
+  ``smollm2/judge-led-okay-first-75/``: that run resumed from its step-40 checkpoint to 75
+  steps (``run.json``'s ``earlier`` holds the first command line). A run's
   ``analysis.json`` holds its ``yardstick``: the judge's fixed scale.
 - ``benchmarks/``: the benchmark records the chapters show, byte-equal copies of the newest
   ``benchmarks/results/<name>`` a benchmark wrote in a checkout (a test keeps them equal).
