@@ -171,12 +171,15 @@ def test_the_curve_figure_draws_the_thirds(tmp_path):
 
 
 def test_a_resumed_run_says_where_it_was_resumed_and_to_what_length():
-    run = {"config": {"training": {"max_steps": 75}}}
+    run = {"config": {"training": {"max_steps": 75, "lr_scheduler_type": "cosine"}}}
     assert real_model.invocations(run) == "in one invocation"
     run["earlier"] = [{"argv": ["watercolour", "train"], "max_steps": 40, "until_step": 40}]
     assert real_model.invocations(run) == (
-        "resumed from its checkpoint at step 40 with a longer plan (40 → 75 steps: the "
+        "resumed from its checkpoint at step 40 with another plan (40 → 75 steps: the "
         "learning rate's cosine laid over the new length from there)")
+    run["config"]["training"]["max_steps"] = 40  # resumed after an interruption
+    assert real_model.invocations(run) == ("resumed from its checkpoint at step 40 with the "
+                                           "same plan")
 
 
 def test_the_committed_run_gives_every_figure_the_chapter_quotes():

@@ -386,6 +386,12 @@ def test_a_resumed_run_keeps_how_its_earlier_steps_ran_and_names_a_changed_lengt
     logged: list[str] = []
     checkpoint = open_output(resumed, training, log=logged.append)[3]
     assert checkpoint_max_steps(checkpoint) == 4
+    assert "references schedule" not in logged[1]  # only a linear one is laid over the length
+    linear, training = parse_args(["--config", "tiny-cpu", "--out", str(out), "--resume",
+                                   "--max-steps", "9", "--references-schedule", "linear:0:1"])
+    logged.clear()
+    open_output(linear, training, log=logged.append)
+    assert logged[1].endswith("and the linear references schedule over 9 too")
     assert logged[1].startswith("note: checkpoint-4 was saved by a run of 4 steps and this "
                                 "one runs 9: the learning-rate schedule (cosine) is laid over 9")
     history = earlier_runs(out, checkpoint)

@@ -493,12 +493,13 @@ def open_output(run: RunArguments, training: TrainArguments, log: Any = print
             f"{dropped[1]} metric rows of the steps after it")
         saved_by = checkpoint_max_steps(checkpoint)
         if saved_by and training.max_steps > 0 and saved_by != training.max_steps:
+            scheduler = getattr(training.lr_scheduler_type, "value", training.lr_scheduler_type)
+            also = (f", and the linear references schedule over {training.max_steps} too"
+                    if run.schedule.linear is not None else "")
             log(f"note: {checkpoint.name} was saved by a run of {saved_by} steps and this one "
-                f"runs {training.max_steps}: the learning-rate schedule "
-                f"({getattr(training.lr_scheduler_type, 'value', training.lr_scheduler_type)}) "
-                f"is laid over {training.max_steps} steps from "
-                "here (the optimizer's state goes on), and a linear references schedule over "
-                f"{training.max_steps} too")
+                f"runs {training.max_steps}: the learning-rate schedule ({scheduler}) is laid "
+                f"over {training.max_steps} steps from here (the optimizer's state goes on)"
+                f"{also}")
     return out, rollouts, metrics, checkpoint
 
 

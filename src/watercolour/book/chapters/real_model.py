@@ -77,11 +77,15 @@ def invocations(run: dict[str, Any]) -> str:
     earlier = run.get("earlier") or []
     if not earlier:
         return "in one invocation"
+    training = run["config"]["training"]
     stops = " and ".join(str(e["until_step"]) for e in earlier)
-    plans = " → ".join(str(n) for n in (*(e.get("max_steps") for e in earlier),
-                                         run["config"]["training"]["max_steps"]))
-    return (f"resumed from its checkpoint at step {stops} with a longer plan ({plans} steps: "
-            "the learning rate's cosine laid over the new length from there)")
+    plans = [*(e.get("max_steps") for e in earlier), training["max_steps"]]
+    if len(set(plans)) == 1:
+        return f"resumed from its checkpoint at step {stops} with the same plan"
+    return (f"resumed from its checkpoint at step {stops} with another plan "
+            f"({' → '.join(str(n) for n in plans)} steps: the learning rate's "
+            f"{training.get('lr_scheduler_type', 'schedule')} laid over the new length from "
+            "there)")
 
 
 def _paired(folder: Path) -> dict[str, Any] | None:
