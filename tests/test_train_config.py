@@ -401,7 +401,7 @@ def test_a_resumed_run_keeps_how_its_earlier_steps_ran_and_names_a_changed_lengt
                                               "config": {"training": {"max_steps": 9}}}))
     (out / "checkpoint-9").mkdir()
     assert [h["until_step"] for h in earlier_runs(out, out / "checkpoint-9")] == [4, 9]
-    assert earlier_runs(out, None) == []
+    assert earlier_runs(tmp_path / "fresh", out / "checkpoint-9") == []  # no run.json
     same, training = parse_args(["--config", "tiny-cpu", "--out", str(out), "--resume",
                                  "--max-steps", "4"])
     (out / "checkpoint-9" / "trainer_state.json").write_text(json.dumps({"max_steps": 9}))

@@ -487,7 +487,7 @@ def open_output(run: RunArguments, training: TrainArguments, log: Any = print
     if checkpoint is None:
         raise FileNotFoundError(f"--resume: no checkpoint in {out}")
     if training.process_index == 0:
-        step = int(checkpoint.name.rsplit("-", 1)[-1])
+        step = checkpoint_step(checkpoint)
         dropped = rollouts.truncate(step), metrics.truncate(step)
         log(f"resuming from {checkpoint.name}: dropped {dropped[0]} rollouts and "
             f"{dropped[1]} metric rows of the steps after it")
@@ -503,6 +503,11 @@ def open_output(run: RunArguments, training: TrainArguments, log: Any = print
     return out, rollouts, metrics, checkpoint
 
 
+def checkpoint_step(checkpoint: Path) -> int:
+    """The step a ``checkpoint-N`` folder was saved at (N)."""
+    return int(checkpoint.name.rsplit("-", 1)[-1])
+
+
 def checkpoint_max_steps(checkpoint: Path) -> int | None:
     """The ``max_steps`` of the run that saved ``checkpoint`` (its ``trainer_state.json``), or
     None where it cannot be read."""
@@ -512,12 +517,10 @@ def checkpoint_max_steps(checkpoint: Path) -> int | None:
         return None
 
 
-def earlier_runs(out: Path, checkpoint: Path | None) -> list[dict[str, Any]]:
-    """For ``run.json`` of a resumed run: how the steps before ``checkpoint`` were run (the
-    command line and step count of each earlier invocation, oldest first, from the ``run.json``
-    the resumed run replaces); empty for a fresh run or one with no earlier record."""
-    if checkpoint is None:
-        return []
+def earlier_runs(out: Path, checkpoint: Path) -> list[dict[str, Any]]:
+    """For ``run.json`` of a run resumed from ``checkpoint``: how the steps before it were run
+    (the command line and step count of each earlier invocation, oldest first, from the
+    ``run.json`` the resumed run replaces); empty where there is no earlier record."""
     try:
         previous = json.loads((out / "run.json").read_text())
     except (OSError, ValueError):
@@ -525,7 +528,7 @@ def earlier_runs(out: Path, checkpoint: Path | None) -> list[dict[str, Any]]:
     steps = previous.get("config", {}).get("training", {}).get("max_steps")
     return [*previous.get("earlier", []),
             {"argv": previous.get("argv"), "max_steps": steps,
-             "until_step": int(checkpoint.name.rsplit("-", 1)[-1])}]
+             "until_step": checkpoint_step(checkpoint)}]
 
 
 def train(run: RunArguments, training: TrainArguments, *, rewarder: Any = None,
