@@ -108,3 +108,61 @@ def test_a_love_count_beyond_the_references_is_refused_before_loading(tmp_path, 
                  "--love-references", "9", "--mix", "hps-only"]) == 2
     assert "--love-references must be from 0 to 4" in capsys.readouterr().err
     assert not (tmp_path / "eval.json").exists()
+
+
+def test_another_comparisons_before_side_is_reused_only_when_sampled_the_same_way(tmp_path,
+                                                                                   monkeypatch):
+    """--keep-before FOLDER: a second trained policy is compared with the first comparison's
+    warm start samples (its side and before.png), not sampled again; a folder sampled another
+    way, or holding no before side, is refused by name before anything is sampled."""
+    from types import SimpleNamespace
+
+    import watercolour.train.evaluate as evaluate_module
+    from watercolour.errors import InputError
+    from watercolour.train.evaluate import Sampling
+    from watercolour.train.sft_eval import compare
+
+    calls: list[str] = []
+
+    def fake_evaluate(policy, rewarder, sampling, group, sheet, love=None):
+        calls.append(policy)
+        Image.new("RGB", (8, 8), "red" if policy == "base" else "blue").save(sheet)
+        return {"policy": policy, "mix": "judge-led", "gate_mode": "allowlist",
+                "rows": [{"reply": "x", "reward": 0.1 if policy == "base" else 0.3}] * 2}
+
+    monkeypatch.setattr(evaluate_module, "evaluate", fake_evaluate)
+    rewarder = SimpleNamespace(config=SimpleNamespace(mix=SimpleNamespace(name="judge-led"),
+                                                      gate_mode="allowlist"))
+    first, second = tmp_path / "first", tmp_path / "second"
+    compare({"before": "base", "after": "tuned"}, Sampling(samples=2), rewarder, first, love=4)
+    record = compare({"before": "base", "after": "longer"}, Sampling(samples=2), rewarder,
+                     second, love=4, keep_before=first)
+    assert calls == ["base", "tuned", "longer"]
+    assert record["before"] == json.loads((first / "eval.json").read_text())["before"]
+    assert (second / "before.png").read_bytes() == (first / "before.png").read_bytes()
+    assert record["paired"]["mean"] == pytest.approx(0.2)
+    with pytest.raises(InputError, match=r"love_references differ"):
+        compare({"before": "base"}, Sampling(samples=2), rewarder, tmp_path / "third", love=2,
+                keep_before=first)
+    with pytest.raises(InputError, match=r"policy differ"):
+        compare({"before": "other"}, Sampling(samples=2), rewarder, tmp_path / "third", love=4,
+                keep_before=first)
+    with pytest.raises(InputError, match=r"needs eval.json and before.png"):
+        compare({"before": "base"}, Sampling(samples=2), rewarder, tmp_path / "third", love=4,
+                keep_before=tmp_path / "missing")
+    assert calls == ["base", "tuned", "longer"] and not (tmp_path / "third").exists()
+
+
+def test_keep_before_from_a_folder_sampled_otherwise_is_refused_before_loading(tmp_path,
+                                                                               capsys):
+    from watercolour.cli import main
+
+    source = tmp_path / "first"
+    source.mkdir()
+    (source / "eval.json").write_text(json.dumps({"samples": 5, "before": {"policy": "x"}}))
+    Image.new("RGB", (8, 8)).save(source / "before.png")
+    assert main(["compare", "--before", "builtin:tiny-qwen3", "--out", str(tmp_path / "out"),
+                 "--keep-before", str(source), "--mix", "hps-only"]) == 2
+    err = capsys.readouterr().err
+    assert "--keep-before" in err and "samples" in err and "policy" in err
+    assert not (tmp_path / "out").exists()

@@ -18,6 +18,9 @@ love only, the bar the training's half-love references do not set).
 A side already in ``OUT/eval.json`` for the same policy, sampling, group, mix and gate is kept,
 not sampled again: ``--before`` alone can run while the warm start still trains, and the run
 with ``--after`` then adds its side (a changed setting starts the file afresh).
+``--keep-before FOLDER`` takes the before side from another comparison's folder instead (its
+``eval.json`` side and ``before.png``), when it was sampled the same way: a second trained
+policy is then compared with the very samples of the first comparison's warm start.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ from watercolour.rewards.mix import DEFAULT_MIX
 from watercolour.train.evaluate import PROMPTS, Sampling
 
 SIDES = ("before", "after")
+GROUP = 8
+"""Consecutive samples that share one draw of references."""
 KEPT = ("policy", "model", "adapter", "gate_mode", "mix", "passed", "pass_rate",
         "rejection_reasons", "violations", "unavailable", "mean_reward", "reward",
         "mean_reward_of_passed", "reward_of_passed", "load_s", "sampling_s", "seconds")
@@ -64,6 +69,41 @@ def kept_sides(out: Path, record: dict[str, Any], policies: dict[str, str],
             and all(old[side].get(k) == v for k, v in reward.items())}
 
 
+def header(sampling: Sampling, group: int, love: int | None) -> dict[str, Any]:
+    """What ``eval.json`` says of how both sides were sampled."""
+    return {"samples": sampling.samples, "sampling": asdict(sampling), "group": group,
+            "love_references": love}
+
+
+def borrowed_before(source: Path, record: dict[str, Any], policy: str,
+                    reward: dict[str, Any]) -> dict[str, Any]:
+    """The before side of ``source/eval.json`` when it was sampled as ``record`` (its
+    :func:`header`) asks, by ``policy``, mix and gate (``reward``); anything else is an
+    :class:`~watercolour.errors.InputError` naming what differs. ``source/before.png`` must be
+    there too."""
+    import json
+
+    from watercolour.errors import InputError
+
+    path, sheet = source / "eval.json", source / "before.png"
+    if not path.is_file() or not sheet.is_file():
+        raise InputError(f"--keep-before {source}: needs eval.json and before.png there")
+    try:
+        old = json.loads(path.read_text())
+    except ValueError as error:
+        raise InputError(f"--keep-before {path}: not JSON ({error})") from None
+    side = old.get("before") if isinstance(old, dict) else None
+    if not isinstance(side, dict):
+        raise InputError(f"--keep-before {path}: holds no before side")
+    differ = [k for k in ("samples", "sampling", "group", "love_references")
+              if old.get(k) != record[k]]
+    differ += [k for k, v in {"policy": policy, **reward}.items() if side.get(k) != v]
+    if differ:
+        raise InputError(f"--keep-before {path}: its before side was not sampled as this "
+                         f"comparison asks ({', '.join(differ)} differ)")
+    return side
+
+
 def paired(record: dict[str, Any]) -> dict[str, Any] | None:
     """After minus before, sample by sample (the same seed; a rejected reply scores 0): the
     mean difference, its sd, the paired t and n; ``None`` until both sides are in."""
@@ -79,19 +119,25 @@ def paired(record: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def compare(policies: dict[str, str], sampling: Sampling, rewarder: Any, out: Path,
-            group: int = 8, love: int | None = None) -> dict[str, Any]:
+            group: int = GROUP, love: int | None = None,
+            keep_before: Path | None = None) -> dict[str, Any]:
     """Evaluate each of ``policies`` (``{"before": ..., "after": ...}``) with ``sampling`` and
     ``rewarder`` (``love`` of each group's references from the love tier; default half);
     write ``eval.json`` and one contact sheet per side into ``out``. A side ``out/eval.json``
-    already holds for the same settings is kept (:func:`kept_sides`)."""
-    from watercolour.io import write_json_atomic
+    already holds for the same settings is kept (:func:`kept_sides`); ``keep_before``:
+    another comparison's folder whose before side is taken instead (:func:`borrowed_before`)."""
+    from watercolour.io import write_bytes_atomic, write_json_atomic
     from watercolour.train.evaluate import evaluate
 
-    out.mkdir(parents=True, exist_ok=True)
-    record: dict[str, Any] = {"samples": sampling.samples, "sampling": asdict(sampling),
-                              "group": group, "love_references": love}
+    record = header(sampling, group, love)
     reward = {"mix": rewarder.config.mix.name, "gate_mode": rewarder.config.gate_mode}
+    borrowed = None if keep_before is None else \
+        borrowed_before(keep_before, record, policies["before"], reward)
+    out.mkdir(parents=True, exist_ok=True)
     record |= kept_sides(out, record, policies, reward)
+    if borrowed is not None and "before" not in record:
+        write_bytes_atomic(out / "before.png", (keep_before / "before.png").read_bytes())
+        record["before"] = borrowed
     for side, policy in policies.items():
         if side in record and (out / f"{side}.png").is_file():
             continue
@@ -142,6 +188,9 @@ class SftEvalFlags:
     love_references: int | None = flag(type=int, help="how many of each group's references "
                                        "come from the pool's love tier (default half; 4: love "
                                        "only)")
+    keep_before: Path | None = flag(type=Path, metavar="FOLDER", help="another comparison's "
+                                    "folder: its before side (sampled the same way) and "
+                                    "before.png are reused, not sampled again")
 
 
 def main(argv: list[str] | None = None, prog: str = "watercolour compare") -> int:
@@ -161,10 +210,13 @@ def main(argv: list[str] | None = None, prog: str = "watercolour compare") -> in
     if love is not None and not 0 <= love <= config.references:
         raise InputError(f"--love-references must be from 0 to {config.references} (the "
                          f"references a group), got {love}")
+    policies = {"before": args.before} | ({"after": args.after} if args.after else {})
+    if args.keep_before is not None:  # refused before the browser starts
+        borrowed_before(args.keep_before, header(sampling, GROUP, love), args.before,
+                        {"mix": config.mix.name, "gate_mode": config.gate_mode})
     with Renderer() as renderer:
-        policies = {"before": args.before} | ({"after": args.after} if args.after else {})
         record = compare(policies, sampling, Rewarder(config, renderer=renderer), args.out,
-                         love=love)
+                         love=love, keep_before=args.keep_before)
     print(headline(record), file=sys.stdout)
     return 0
 
