@@ -1,5 +1,6 @@
-"""How thin the chapters are: code lines against prose lines, and the visible code cells
-longer than :data:`MAX_VISIBLE_CELL` lines (the book's target: code <= prose, none over).
+"""How thin the chapters are: code lines against prose lines, the visible code cells longer
+than :data:`MAX_VISIBLE_CELL` lines, and the visible code lines wider than the page's column
+(:data:`watercolour.book.pages.MAX_CODE_LINE`; the book's target: code <= prose, none over).
 
     python -m watercolour.book.thin            # a table per chapter and the totals
 """
@@ -9,6 +10,8 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from watercolour.book.pages import MAX_CODE_LINE
 
 MAX_VISIBLE_CELL = 15
 HIDDEN_TAGS = ("remove-cell", "remove-input")
@@ -24,6 +27,8 @@ class ChapterLines:
     prose: int = 0
     long_cells: list[int] = field(default_factory=list)
     """The line counts of visible code cells over :data:`MAX_VISIBLE_CELL`."""
+    wide_lines: list[str] = field(default_factory=list)
+    """Visible code lines over :data:`~watercolour.book.pages.MAX_CODE_LINE` characters."""
 
 
 def count_lines(path: str | Path) -> ChapterLines:
@@ -46,8 +51,10 @@ def count_lines(path: str | Path) -> ChapterLines:
             body = [c for c in cell if c.strip() and not c.startswith(":")]
             tags = " ".join(c for c in cell if c.startswith(":tags:"))
             counted.code += len(body)
-            if len(body) > MAX_VISIBLE_CELL and not any(t in tags for t in HIDDEN_TAGS):
-                counted.long_cells.append(len(body))
+            if not any(t in tags for t in HIDDEN_TAGS):
+                if len(body) > MAX_VISIBLE_CELL:
+                    counted.long_cells.append(len(body))
+                counted.wide_lines += [c for c in body if len(c.rstrip()) > MAX_CODE_LINE]
             cell = None
         else:
             cell.append(line)
@@ -63,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     folder = (argv if argv is not None else sys.argv[1:]) or ["notebooks"]
     chapters = count_book(folder[0])
     for c in chapters:
-        print(f"{c.name:32} code {c.code:4}  prose {c.prose:4}  long cells {c.long_cells}")
+        print(f"{c.name:32} code {c.code:4}  prose {c.prose:4}  long cells {c.long_cells}  "
+              f"wide lines {len(c.wide_lines)}")
     code, prose = sum(c.code for c in chapters), sum(c.prose for c in chapters)
     print(f"{'total':32} code {code:4}  prose {prose:4}  "
           f"long cells {sum(len(c.long_cells) for c in chapters)}")
