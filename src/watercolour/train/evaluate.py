@@ -31,6 +31,8 @@ from watercolour.models.registry import Policy, load_policy, resolve_policy
 from watercolour.prompt import DEFAULT_SUBJECT, messages, user_prompt
 
 PROMPTS = ("full", "short")
+GROUP = 8
+"""Consecutive samples that share one draw of references."""
 
 
 @dataclass
@@ -123,7 +125,7 @@ def sample_chats(model: Any, tokenizer: Any, chats: Sequence[list[dict[str, Any]
 
 
 def score_replies(replies: Sequence[str], rewarder: Any, subject: str, seed: int = 0,
-                  group: int = 8, known: set[str] | None = None, love: int | None = None
+                  group: int = GROUP, known: set[str] | None = None, love: int | None = None
                   ) -> tuple[list[dict[str, Any]], list[bytes | None]]:
     """One row per reply (status, reward, violations, ...) and its render (PNG or None);
     group ``g`` draws its references with seed ``seed + g``, ``love`` of them from the
@@ -200,7 +202,7 @@ def contact_sheet(rows: Sequence[dict[str, Any]], pngs: Sequence[bytes | None],
     return buffer.getvalue()
 
 
-def evaluate(policy: str | Policy, rewarder: Any, sampling: Sampling, group: int = 8,
+def evaluate(policy: str | Policy, rewarder: Any, sampling: Sampling, group: int = GROUP,
              known: set[str] | None = None, sheet: str | Path | None = None,
              model: Any = None, tokenizer: Any = None, love: int | None = None
              ) -> dict[str, Any]:

@@ -22,14 +22,14 @@ from typing import Any
 import pandas as pd
 
 from watercolour.analysis.turns import paired_gain
-from watercolour.train.evaluate import Sampling, sample_chats, summarise
+from watercolour.train.evaluate import GROUP, Sampling, sample_chats, summarise
 
 TURN_SEED = 7919
 """How far apart the sampling seeds of one episode's turns are."""
 
 
 def evaluate_episodes(model: Any, tokenizer: Any, rewarder: Any, sampling: Sampling,
-                      turns: int = 2, group: int = 8, love: int | None = None
+                      turns: int = 2, group: int = GROUP, love: int | None = None
                       ) -> dict[str, Any]:
     """``sampling.samples`` episodes of ``turns`` turns: per turn the usual summary
     (:func:`~watercolour.train.evaluate.summarise`), then the last turn against the first,

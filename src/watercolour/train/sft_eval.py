@@ -33,11 +33,9 @@ from typing import Any
 from watercolour.flags import MIX, OUT, POOL, SEED, flag, parser_for
 from watercolour.gates.verdict import MODES, GateConfig
 from watercolour.rewards.mix import DEFAULT_MIX
-from watercolour.train.evaluate import PROMPTS, Sampling
+from watercolour.train.evaluate import GROUP, PROMPTS, Sampling
 
 SIDES = ("before", "after")
-GROUP = 8
-"""Consecutive samples that share one draw of references."""
 KEPT = ("policy", "model", "adapter", "gate_mode", "mix", "passed", "pass_rate",
         "rejection_reasons", "violations", "unavailable", "mean_reward", "reward",
         "mean_reward_of_passed", "reward_of_passed", "load_s", "sampling_s", "seconds")
@@ -62,11 +60,19 @@ def kept_sides(out: Path, record: dict[str, Any], policies: dict[str, str],
     import json
 
     old = json.loads(path.read_text())
-    if any(old.get(k) != record[k] for k in ("samples", "sampling", "group", "love_references")):
-        return {}
     return {side: old[side] for side, policy in policies.items()
-            if isinstance(old.get(side), dict) and old[side].get("policy") == policy
-            and all(old[side].get(k) == v for k, v in reward.items())}
+            if isinstance(old.get(side), dict)
+            and not differences(old, record, side, policy, reward)}
+
+
+def differences(old: dict[str, Any], record: dict[str, Any], side: str, policy: str,
+                reward: dict[str, Any]) -> list[str]:
+    """What keeps ``old`` (an ``eval.json``)'s ``side`` from standing in ``record`` (its
+    :func:`header`): the sampling settings that differ, then the side's policy, mix or gate."""
+    differ = [k for k in ("samples", "sampling", "group", "love_references")
+              if old.get(k) != record[k]]
+    return differ + [k for k, v in {"policy": policy, **reward}.items()
+                     if old[side].get(k) != v]
 
 
 def header(sampling: Sampling, group: int, love: int | None) -> dict[str, Any]:
@@ -92,16 +98,13 @@ def borrowed_before(source: Path, record: dict[str, Any], policy: str,
         old = json.loads(path.read_text())
     except ValueError as error:
         raise InputError(f"--keep-before {path}: not JSON ({error})") from None
-    side = old.get("before") if isinstance(old, dict) else None
-    if not isinstance(side, dict):
+    if not isinstance(old, dict) or not isinstance(old.get("before"), dict):
         raise InputError(f"--keep-before {path}: holds no before side")
-    differ = [k for k in ("samples", "sampling", "group", "love_references")
-              if old.get(k) != record[k]]
-    differ += [k for k, v in {"policy": policy, **reward}.items() if side.get(k) != v]
+    differ = differences(old, record, "before", policy, reward)
     if differ:
         raise InputError(f"--keep-before {path}: its before side was not sampled as this "
                          f"comparison asks ({', '.join(differ)} differ)")
-    return side
+    return old["before"]
 
 
 def paired(record: dict[str, Any]) -> dict[str, Any] | None:
